@@ -1,0 +1,129 @@
+"""Plain data shared by adapters, scoring and the shells (design.md §4).
+
+Adapters turn a CLI's session file into one :class:`Session` holding the
+:class:`ParsedMessage` list the model still remembers (what follows the last compaction,
+design §5.1). Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+__all__ = [
+    "CLI_NAMES",
+    "FACTOR_NAMES",
+    "CliName",
+    "ParsedMessage",
+    "Role",
+    "Session",
+    "ToolCall",
+]
+
+Role = Literal["user", "assistant", "tool"]
+CliName = Literal["claude_code", "gemini_cli", "codex_cli"]
+CLI_NAMES: tuple[CliName, ...] = get_args(CliName)
+
+FACTOR_NAMES: tuple[str, ...] = (
+    "context_saturation",
+    "repetition",
+    "length_collapse",
+    "goal_distance",
+    "uncertainty",
+    "confidence_drift",
+)
+"""The six factors' JSON names in design order (design.md §5.3, §5.5): the keys of a
+report's ``factors`` and ``weights``, of a preset's ``[weights]`` table (§5.4) and of a
+config file's ``weights`` object."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call the model made.
+
+    Attributes:
+        name: the tool's name as the CLI recorded it (``Edit``, ``run_shell_command``,
+            ``shell``, ``apply_patch``, ``mcp__server__tool`` …).
+        args_digest: first 16 hex digits of the sha256 of the arguments as canonical JSON
+            (``sort_keys=True``, ``separators=(",", ":")``); equal arguments give equal digests.
+        target_path: the file the call reads or writes, when its arguments name one
+            (``file_path``, ``path``, ``filePath`` …), else ``None``.
+        command: the shell command line, for shell-type tools, else ``None``.
+    """
+
+    name: str
+    args_digest: str
+    target_path: str | None = None
+    command: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedMessage:
+    """One message of the remembered conversation, normalised across CLIs.
+
+    Attributes:
+        role: ``"user"`` (a prompt the person typed), ``"assistant"`` (one model response
+            with text) or ``"tool"`` (tool results fed back to the model).
+        content: the text only, blocks joined with ``"\\n"``; no thinking, no tool input.
+        token_count: prompt-side tokens (input + cache) of the request that produced this
+            message, from the file's real usage, or ``None`` where the file has none.
+        timestamp: seconds since the epoch (UTC), or ``None``.
+        tool_calls: the tool calls of this response (assistant) in file order.
+        is_error: a tool result the CLI marked as an error (tool messages only).
+        model: the model id that wrote this message (assistant), else ``None``.
+        is_summary: this is the compaction summary the conversation continues from; it is
+            neither a user nor an assistant message for the factors or the message count.
+    """
+
+    role: Role
+    content: str
+    token_count: int | None = None
+    timestamp: float | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    is_error: bool = False
+    model: str | None = None
+    is_summary: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """One session file, parsed.
+
+    Attributes:
+        cli: which CLI wrote the file.
+        path: the file's path as given.
+        session_id: the last session id the file names (``None`` when it names none).
+        cwd: the last working directory the file names, or ``None``.
+        messages: what the model still remembers: the messages after the last compaction
+            boundary, the compaction summary first (``is_summary=True``) when there is one.
+        context_tokens: tokens in the context window at the latest real request after the
+            last compaction, as the CLI itself reports them (design §5.3), or the estimate
+            ``floor(Σ len(content) / 4)`` when ``tokens_estimated``.
+        context_window: the model's context window in tokens (design §5.3).
+        tokens_estimated: ``context_tokens`` is an estimate from characters, not usage.
+        compactions: compaction boundaries seen in the whole file.
+        skipped_lines: malformed, half-written or unknown records (counted, never fatal).
+        model: the model of the latest real request, or ``None``.
+    """
+
+    cli: CliName
+    path: str
+    session_id: str | None
+    cwd: str | None
+    messages: tuple[ParsedMessage, ...]
+    context_tokens: int
+    context_window: int
+    tokens_estimated: bool
+    compactions: int
+    skipped_lines: int
+    model: str | None = None
+
+    @property
+    def message_count(self) -> int:
+        """User + assistant messages (design §5.1): the count shown to users."""
+        return sum(1 for m in self.messages if m.role in ("user", "assistant") and not m.is_summary)
+
+    @property
+    def assistant_texts(self) -> tuple[str, ...]:
+        """The remembered assistant messages' text, oldest first (what most factors read)."""
+        return tuple(m.content for m in self.messages if m.role == "assistant" and not m.is_summary)
