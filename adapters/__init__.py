@@ -1,0 +1,161 @@
+"""Session adapters: one module per CLI's on-disk format, one closed registry.
+
+Each adapter module (``claude_code``, ``gemini_cli``, ``codex_cli``) is a pure parser
+from a session file to a :class:`driftguard.model.Session`, and documents in its own
+docstring where the files live, the record types it reads and its token semantics.
+
+Use :func:`parse_session` to parse a file, naming the CLI or letting
+:func:`detect_cli` tell it from the file's first records.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from driftguard.adapters import claude_code, codex_cli, gemini_cli
+from driftguard.adapters._common import iter_lines, load_record, open_session_file
+from driftguard.errors import SessionFormatError, UnknownNameError
+from driftguard.model import CLI_NAMES, CliName, Session
+
+__all__ = ["ADAPTERS", "detect_cli", "get_parser", "parse_session"]
+
+Parser = Callable[[Path], Session]
+
+ADAPTERS: dict[CliName, Parser] = {
+    "claude_code": claude_code.parse,
+    "gemini_cli": gemini_cli.parse,
+    "codex_cli": codex_cli.parse,
+}
+"""The parser of each supported CLI, keyed by its CLI name."""
+
+_SNIFF_RECORDS = 20
+
+_CLAUDE_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "file-history-snapshot",
+        "file-history-delta",
+        "queue-operation",
+        "progress",
+        "attachment",
+        "custom-title",
+        "ai-title",
+        "last-prompt",
+        "permission-mode",
+        "mode",
+    }
+)
+_CODEX_TYPES = frozenset(
+    {"session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state"}
+)
+_GEMINI_MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
+
+
+def get_parser(cli: str) -> Parser:
+    """The parser of the CLI named ``cli``.
+
+    Raises:
+        UnknownNameError: ``cli`` is not one of ``claude_code``, ``gemini_cli``, ``codex_cli``.
+    """
+    if cli not in ADAPTERS:
+        raise UnknownNameError(f"unknown CLI {cli!r}; choose one of: {', '.join(CLI_NAMES)}")
+    return ADAPTERS[cli]
+
+
+def _classify(record: dict[str, Any]) -> CliName | None:
+    kind = record.get("type")
+    if isinstance(record.get("payload"), dict) and kind in _CODEX_TYPES:
+        return "codex_cli"
+    if "record_type" in record or (
+        # Codex first generation: bare SessionMeta, then bare ResponseItems.
+        "instructions" in record and "id" in record and "type" not in record
+    ):
+        return "codex_cli"
+    if "$set" in record or "$rewindTo" in record or "projectHash" in record:
+        return "gemini_cli"
+    if kind in _GEMINI_MESSAGE_TYPES and isinstance(record.get("id"), str) and "uuid" not in record:
+        return "gemini_cli"
+    if kind in _CLAUDE_TYPES or "uuid" in record or "leafUuid" in record:
+        return "claude_code"
+    if kind in ("message", "function_call", "function_call_output", "reasoning"):
+        return "codex_cli"
+    return None
+
+
+def _hint_from_path(path: Path) -> CliName | None:
+    text = path.as_posix()
+    if ("/projects/" in text and ".claude" in text) or path.name.startswith("agent-"):
+        return "claude_code"
+    if "/chats/" in text or path.name.startswith("session-"):
+        return "gemini_cli"
+    if path.name.startswith("rollout-"):
+        return "codex_cli"
+    return None
+
+
+def detect_cli(path: Path) -> CliName:
+    """Tell which CLI wrote ``path`` from its first records (its name for empty files).
+
+    Raises:
+        SessionFormatError: the file cannot be read, or nothing in it or its name says
+            which CLI wrote it.
+    """
+    if path.suffix == ".json":
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(4096).lstrip()
+        except OSError as exc:
+            raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        if head.startswith(b"{") and (b'"sessionId"' in head or b'"messages"' in head):
+            return "gemini_cli"
+        try:
+            with path.open("rb") as fh:
+                whole = json.load(fh)
+        except (OSError, ValueError) as exc:
+            raise SessionFormatError(f"{path} is not a JSON session file: {exc}") from exc
+        if isinstance(whole, dict) and "messages" in whole:
+            return "gemini_cli"
+        raise SessionFormatError(f"{path} is JSON but not a session file of a supported CLI")
+    seen = 0
+    with open_session_file(path) as stream:
+        for line, _ in iter_lines(stream):
+            record = load_record(line)
+            if record is None:
+                continue
+            cli = _classify(record)
+            if cli is not None:
+                return cli
+            seen += 1
+            if seen >= _SNIFF_RECORDS:
+                break
+    hint = _hint_from_path(path)
+    if hint is not None:
+        return hint
+    raise SessionFormatError(
+        f"cannot tell which CLI wrote {path}; pass --cli ({', '.join(CLI_NAMES)})"
+    )
+
+
+def parse_session(path: Path, cli: str | None = None) -> Session:
+    """Parse one session file into a :class:`Session`.
+
+    Args:
+        path: the session file (``.jsonl``, ``.json`` or ``.jsonl.zst``).
+        cli: the CLI that wrote it; detected from the content when ``None``.
+
+    Raises:
+        SessionFormatError: the path is missing, a directory, unreadable, or of no
+            supported format.
+        UnknownNameError: ``cli`` is not a supported CLI name.
+    """
+    if not path.is_file():
+        what = "a directory, not a session file" if path.is_dir() else "not found"
+        raise SessionFormatError(f"{path}: {what}")
+    parser = get_parser(cli) if cli is not None else ADAPTERS[detect_cli(path)]
+    return parser(path)

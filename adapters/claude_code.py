@@ -1,0 +1,620 @@
+"""Claude Code session files → :class:`~driftguard.model.Session` (formats.md §A).
+
+Where the files live (formats.md §A.1): ``~/.claude/projects/<project>/<session-id>.jsonl``
+(the root moves with ``CLAUDE_CONFIG_DIR``; ``~/.config/claude/projects`` in the 1.0.28–1.0.30
+XDG episode). Subagent transcripts are ``<project>/agent-<id>.jsonl`` (2.0.x) or
+``<project>/<session-id>/subagents/agent-<id>.jsonl`` (≥ 2.1.2). This module only reads the
+one file it is given; finding files is someone else's job.
+
+Format: JSONL, one object per line, append-only. Record types read (formats.md §A.4):
+
+- ``user``: a typed prompt, tool results (``tool_result`` blocks), harness-injected text
+  (``isMeta``, slash-command wrappers, interrupt markers, system reminders) or the compaction
+  summary (``isCompactSummary``). ``message.content`` is a string or an array of blocks
+  (bare strings allowed); a ``tool_result``'s own ``content`` is a string or an array.
+- ``assistant``: one line per content block of one API response; the lines of one
+  response share ``message.id`` (and ``requestId``) and each repeats ``message.usage``,
+  whose ``output_tokens`` is final only on the last line (§A.6).
+- ``system`` with subtype ``compact_boundary`` (a compaction, §A.9). Other subtypes,
+  ``microcompact_boundary`` included, are metadata.
+- Every other type of the §A.4 catalog (``summary`` session titles, ``attachment``,
+  ``progress``, ``file-history-snapshot``, ``queue-operation``, ``*-title``, ``last-prompt``,
+  the 2026 additions …) is known metadata: read for ``sessionId``/``cwd`` only.
+
+Envelope fields may be missing on any line and any field may be ``null``; nothing here
+requires them.
+
+Token semantics (design.md §5.3, formats.md §A.6): the context size of one request is
+``input_tokens + cache_creation_input_tokens + cache_read_input_tokens`` of the *last* line
+of its response, where ``cache_creation_input_tokens`` is raised to the sum of the
+``usage.cache_creation`` breakdown when that is larger (before 2.1.152 the field could be 0
+while the breakdown was not). Lines of one response are never summed. ``output_tokens`` is
+not used. ``Session.context_tokens`` is the context size of the latest main-chain response
+after the last compaction whose size is not zero; with no such response it is the estimate
+``floor(Σ len(content) / 4)`` over the remembered messages and ``tokens_estimated`` is set.
+The context window is not in the file (§A.11): 1 000 000 when any scored request exceeded
+200 000 tokens or the model is a 1M-native family, else 200 000 (design §5.3).
+
+What the model remembers (design §5.1): lines are first de-duplicated by ``uuid`` (a
+compaction mid-turn writes some lines twice). A ``compact_boundary`` drops everything before
+it, including the preserved segment it points back to; its summary (the next user line with
+``isCompactSummary``, or failing that one starting "This session is being continued from a
+previous conversation") becomes one ``is_summary`` message, placed first. Such a summary line
+without a boundary before it (older builds) is kept as the summary too, without dropping
+anything. ``Session.compactions`` counts the boundaries of the scored conversation over
+the whole file (a sidechain's own boundary inside a main file belongs to a subagent and is
+not counted). ``microcompact_boundary`` clears
+old tool results in place without a summary: it is not a compaction, is not counted, and
+changes nothing here (the next response's usage already shows the smaller context; the tool
+results we keep only matter for the character estimate).
+
+User messages are the prompts a person typed. Not user messages: ``isMeta`` lines,
+slash-command wrappers (``<command-name>``, ``<command-message>``, ``<command-args>``,
+``<local-command-stdout|stderr|caveat>``), ``!`` bash-mode echoes (``<bash-input>``,
+``<bash-stdout>``, ``<bash-stderr>``), ``[Request interrupted by user…]`` and text made only
+of ``<system-reminder>`` / ``<ide_opened_file>`` / ``<ide_selection>`` blocks (which are also
+cut out of the prompts they accompany). ``tool_result`` blocks become one ``tool`` message
+per line (their text joined with ``"\n"``, ``is_error`` when any result is an error). A
+response with text is one ``assistant`` message; one with tool calls only is a ``tool``
+message with empty content carrying the calls; one with neither (thinking only) adds no
+message but its usage still counts.
+
+Never scored: sidechain lines inside a main session file (subagent and ``/btw`` traffic),
+lines whose model is ``<synthetic>`` (text and usage), API-error replies
+(``isApiErrorMessage``), ``progress`` lines (``agent_progress`` embeds subagent usage), and
+``toolUseResult.usage`` summaries (never read).
+
+Subagent files: a file whose name starts with ``agent-`` is a subagent transcript; all of
+its conversation lines are scored as its own conversation whatever their ``isSidechain``.
+A file of another name in which *every* conversation line is a sidechain line (no main-chain
+``user``/``assistant``/``compact_boundary`` line at all) is scored the same way; the first
+main-chain line makes it a main file and its sidechain lines are ignored from then on.
+
+Skipped and counted in ``Session.skipped_lines``: invalid JSON, JSON that is not an object,
+a half-written last line (unterminated and not valid JSON), and records whose ``type`` is
+missing or not in the §A.4 catalog. Unknown ``system`` subtypes and ``attachment`` types
+are metadata, not skipped. Blank lines are ignored.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from driftguard.adapters._common import (
+    estimate_tokens,
+    iter_lines,
+    load_record,
+    make_tool_call,
+    open_session_file,
+    parse_timestamp,
+)
+from driftguard.errors import SessionFormatError
+from driftguard.model import ParsedMessage, Session, ToolCall
+
+__all__ = ["ClaudeCodeParser", "parse"]
+
+_KNOWN_RECORD_TYPES: frozenset[str] = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "file-history-snapshot",
+        "file-history-delta",
+        "queue-operation",
+        "progress",
+        "attachment",
+        "custom-title",
+        "ai-title",
+        "agent-name",
+        "agent-setting",
+        "last-prompt",
+        "permission-mode",
+        "mode",
+        "pr-link",
+        "worktree-state",
+        "relocated",
+        "frame-link",
+        "bridge-session",
+        "atis-latch",
+        "fork-context-ref",
+        "saved_hook_context",
+        "started",
+        "result",
+    }
+)
+"""Every line ``type`` of the formats.md §A.4 catalog (up to Claude Code ≈ 2.1.239).
+
+A line of any other type is counted in ``Session.skipped_lines``."""
+
+_DEFAULT_WINDOW = 200_000
+"""Claude's context window when nothing proves a larger one (formats.md §A.11), in tokens."""
+
+_LARGE_WINDOW = 1_000_000
+"""The 1M context window (``[1m]`` variants and 1M-native families, design §5.3), in tokens."""
+
+_SYNTHETIC_MODEL = "<synthetic>"
+_SUMMARY_PREFIX = "This session is being continued from a previous conversation"
+_INTERRUPT_PREFIX = "[Request interrupted by user"
+_WRAPPER_PREFIXES = (
+    # slash commands (design §5.1) and their siblings
+    "<command-name>",
+    "<command-message>",
+    "<command-args>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    # "!" bash mode: the command and its output, not a prompt to the model
+    "<bash-input>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+)
+_HARNESS_BLOCK = re.compile(r"<(system-reminder|ide_opened_file|ide_selection)>.*?</\1>", re.DOTALL)
+_OPUS_4_MINOR = re.compile(r"claude-opus-4-(\d{1,2})(?![0-9])")
+
+
+def _is_large_window_model(model: str | None) -> bool:
+    """Whether ``model`` is a 1M-native family (design §5.3): ``claude-opus-4-7`` and later
+    ``claude-opus-4-x``, ``claude-opus-5*`` or ``claude-sonnet-5*``.
+
+    Dated ids of older families (``claude-opus-4-20250514``) do not match.
+    """
+    if not model:
+        return False
+    if model.startswith(("claude-opus-5", "claude-sonnet-5")):
+        return True
+    match = _OPUS_4_MINOR.match(model)
+    return match is not None and int(match.group(1)) >= 7
+
+
+def _tokens(value: object) -> int:
+    """A token count from a JSON value: non-negative ints (and finite floats), else 0."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return max(0, value)
+    if isinstance(value, float) and math.isfinite(value):
+        return max(0, int(value))
+    return 0
+
+
+def _context_size(usage: dict[str, Any]) -> int:
+    """Prompt-side tokens of one request from a ``message.usage`` object (design §5.3).
+
+    ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens``, where the cache
+    creation term is the larger of the field and the sum of the ``cache_creation`` breakdown
+    (``ephemeral_5m_input_tokens`` + ``ephemeral_1h_input_tokens`` + …) when one is present.
+    Missing, ``null`` or non-numeric fields count as 0.
+    """
+    creation = _tokens(usage.get("cache_creation_input_tokens"))
+    breakdown = usage.get("cache_creation")
+    if isinstance(breakdown, dict):
+        creation = max(creation, sum(_tokens(v) for v in breakdown.values()))
+    return (
+        _tokens(usage.get("input_tokens"))
+        + creation
+        + _tokens(usage.get("cache_read_input_tokens"))
+    )
+
+
+def _block_texts(content: object) -> list[str]:
+    """The text of a ``tool_result.content``: a string, or an array of ``text`` blocks and
+    bare strings (images and tool references carry no text)."""
+    if isinstance(content, str):
+        return [content]
+    texts: list[str] = []
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, str):
+                texts.append(block)
+            elif isinstance(block, dict) and block.get("type") == "text":
+                text = block.get("text")
+                if isinstance(text, str):
+                    texts.append(text)
+    return texts
+
+
+def _typed_text(text: str) -> str | None:
+    """What a person typed in one user text chunk, or ``None`` when the chunk is harness
+    noise (design §5.1): a slash-command or bash-mode wrapper, an interrupt marker, or only
+    ``<system-reminder>``/IDE context blocks (which are removed from kept text too)."""
+    stripped = text.lstrip()
+    if not stripped or stripped.startswith(_WRAPPER_PREFIXES):
+        return None
+    if stripped.startswith(_INTERRUPT_PREFIX):
+        return None
+    if "</" in text and _HARNESS_BLOCK.search(text):
+        text = _HARNESS_BLOCK.sub("", text).strip()
+        if not text:
+            return None
+    return text
+
+
+@dataclass(slots=True)
+class _Response:
+    """One API response being rebuilt from its lines (mutable while lines arrive)."""
+
+    timestamp: float | None
+    texts: list[str] = field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    context: int = 0
+    model: str | None = None
+
+    def to_message(self) -> ParsedMessage | None:
+        """The response as a message: ``assistant`` with text, ``tool`` (content ``""``)
+        with tool calls only, ``None`` with neither (thinking only)."""
+        token_count = self.context or None
+        if self.texts:
+            return ParsedMessage(
+                role="assistant",
+                content="\n".join(self.texts),
+                token_count=token_count,
+                timestamp=self.timestamp,
+                tool_calls=tuple(self.tool_calls),
+                model=self.model,
+            )
+        if self.tool_calls:
+            return ParsedMessage(
+                role="tool",
+                content="",
+                token_count=token_count,
+                timestamp=self.timestamp,
+                tool_calls=tuple(self.tool_calls),
+            )
+        return None
+
+
+@dataclass(slots=True)
+class _Conversation:
+    """Accumulated state of one conversation (the main chain, or a subagent's own lines)."""
+
+    entries: list[ParsedMessage | _Response] = field(default_factory=list)
+    responses: dict[tuple[str | None, str | None], _Response] = field(default_factory=dict)
+    current: _Response | None = None
+    summary: ParsedMessage | None = None
+    summary_flagged: bool = False
+    preserved: frozenset[str] = frozenset()
+    latest_context: int | None = None
+    max_context: int = 0
+    model: str | None = None
+    compactions: int = 0
+    seen: bool = False
+
+    def compact(self, metadata: object) -> None:
+        """A ``compact_boundary``: forget everything before it (design §5.1)."""
+        self.compactions += 1
+        self.entries = []
+        self.responses = {}
+        self.current = None
+        self.summary = None
+        self.summary_flagged = False
+        self.latest_context = None
+        self.preserved = _preserved_uuids(metadata)
+
+    def response_for(
+        self, message_id: str | None, request_id: str | None, timestamp: float | None
+    ) -> _Response:
+        """The response a line belongs to, created (in file position) on its first line.
+
+        Lines merge by ``message.id`` (falling back to ``requestId``; a line with neither is
+        a response of its own, as if keyed by its ``uuid``). Two lines with the same
+        ``message.id`` but different ``requestId`` are two responses (formats.md §E #3–#5).
+        Without a ``requestId`` a line only joins the latest response of the current turn
+        (no typed prompt in between), since gateways may reuse one ``message.id`` for every
+        response (§E #4).
+        """
+        key = (message_id, request_id)
+        keyed = message_id is not None or request_id is not None
+        if keyed:
+            found = self.responses.get(key)
+            if found is not None and (request_id is not None or found is self.current):
+                self.current = found
+                return found
+        response = _Response(timestamp=timestamp)
+        if keyed:
+            self.responses[key] = response
+        self.entries.append(response)
+        self.current = response
+        return response
+
+    def add_summary(self, message: ParsedMessage, flagged: bool) -> None:
+        """Keep the first summary after the boundary; a flagged one replaces a text match."""
+        if self.summary is None or (flagged and not self.summary_flagged):
+            self.summary = message
+            self.summary_flagged = flagged
+
+    def messages(self) -> tuple[ParsedMessage, ...]:
+        """The remembered messages, the summary first (a fresh list: state is untouched)."""
+        built: list[ParsedMessage] = [] if self.summary is None else [self.summary]
+        for entry in self.entries:
+            if isinstance(entry, _Response):
+                message = entry.to_message()
+                if message is not None:
+                    built.append(message)
+            else:
+                built.append(entry)
+        return tuple(built)
+
+
+def _preserved_uuids(metadata: object) -> frozenset[str]:
+    """The uuids of the preserved segment a ``compact_boundary`` points back to."""
+    if not isinstance(metadata, dict):
+        return frozenset()
+    found: set[str] = set()
+    segment = metadata.get("preservedSegment")
+    if isinstance(segment, dict):
+        for key in ("headUuid", "tailUuid"):
+            value = segment.get(key)
+            if isinstance(value, str):
+                found.add(value)
+    preserved = metadata.get("preservedMessages")
+    if isinstance(preserved, dict):
+        for key in ("uuids", "allUuids"):
+            values = preserved.get(key)
+            if isinstance(values, list):
+                found.update(v for v in values if isinstance(v, str))
+    return frozenset(found)
+
+
+class ClaudeCodeParser:
+    """Incremental parser of one Claude Code session file.
+
+    Feed it the file's lines in order (each without its newline); :meth:`session` returns
+    a snapshot at any time and feeding may continue afterwards. Per-line work is one JSON
+    decode plus constant work per content block; the state kept is the remembered messages
+    (those after the last compaction), the uuids seen (for de-duplication) and a few
+    counters.
+
+    Args:
+        path: the session file's path as given; kept in ``Session.path``, and a name
+            starting with ``agent-`` marks a subagent transcript (see the module docstring).
+    """
+
+    __slots__ = (
+        "_agent_file",
+        "_cwd",
+        "_main",
+        "_path",
+        "_seen_assistant",
+        "_seen_boundary",
+        "_seen_user",
+        "_session_id",
+        "_side",
+        "_skipped",
+    )
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._agent_file = Path(path).name.startswith("agent-")
+        self._main = _Conversation()
+        # Sidechain lines seen before any main-chain line: the conversation to score if
+        # the file turns out to hold nothing else. Dropped at the first main-chain line.
+        self._side: _Conversation | None = None if self._agent_file else _Conversation()
+        self._session_id: str | None = None
+        self._cwd: str | None = None
+        self._skipped = 0
+        # uuids already read, per record kind: a line written twice repeats its kind, and
+        # keeping kinds apart stops placeholder uuids shared across kinds (the redacted
+        # corpus catalog) from hiding a boundary behind an unrelated line.
+        self._seen_user: set[str] = set()
+        self._seen_assistant: set[str] = set()
+        self._seen_boundary: set[str] = set()
+
+    def feed(self, line: bytes, terminated: bool = True) -> None:
+        """Read one line of the file, without its newline.
+
+        ``terminated`` says whether the line ended with a newline. A line that does not
+        (the last one, perhaps half-written) is used when it holds a complete JSON object
+        and otherwise counted as skipped, like any malformed line (formats.md §A.15 #1).
+        Blank lines are ignored. Never raises on content.
+        """
+        if not line.strip():
+            return
+        record = load_record(line)
+        if record is None:
+            self._skipped += 1
+            return
+        kind = record.get("type")
+        if not isinstance(kind, str) or kind not in _KNOWN_RECORD_TYPES:
+            self._skipped += 1
+            return
+        session_id = record.get("sessionId")
+        if not isinstance(session_id, str) or not session_id:
+            session_id = record.get("session_id")
+        if isinstance(session_id, str) and session_id:
+            self._session_id = session_id
+        cwd = record.get("cwd")
+        if isinstance(cwd, str) and cwd:
+            self._cwd = cwd
+        if kind == "assistant":
+            self._on_assistant(record)
+        elif kind == "user":
+            self._on_user(record)
+        elif kind == "system" and record.get("subtype") == "compact_boundary":
+            self._on_boundary(record)
+
+    def session(self) -> Session:
+        """The session as read so far (a new object each call; the parser is unchanged)."""
+        conversation = self._main
+        if self._side is not None and self._side.seen:
+            # no main-chain line at all: the file is a subagent's own conversation
+            conversation = self._side
+        messages = conversation.messages()
+        if conversation.latest_context is not None:
+            context_tokens, estimated = conversation.latest_context, False
+        else:
+            context_tokens, estimated = estimate_tokens(messages), True
+        large = conversation.max_context > _DEFAULT_WINDOW or _is_large_window_model(
+            conversation.model
+        )
+        return Session(
+            cli="claude_code",
+            path=self._path,
+            session_id=self._session_id,
+            cwd=self._cwd,
+            messages=messages,
+            context_tokens=context_tokens,
+            context_window=_LARGE_WINDOW if large else _DEFAULT_WINDOW,
+            tokens_estimated=estimated,
+            compactions=conversation.compactions,
+            skipped_lines=self._skipped,
+            model=conversation.model,
+        )
+
+    # -- routing ---------------------------------------------------------------------
+
+    def _conversation(self, record: dict[str, Any], uuid: str | None) -> _Conversation | None:
+        """The conversation a line belongs to, or ``None`` when it is never scored."""
+        if self._agent_file or record.get("isSidechain") is not True:
+            self._side = None
+            conversation = self._main
+        elif self._side is not None:
+            conversation = self._side
+        else:
+            return None
+        conversation.seen = True
+        if uuid is not None and uuid in conversation.preserved:
+            return None
+        return conversation
+
+    @staticmethod
+    def _first_time(seen: set[str], uuid: str | None) -> bool:
+        if uuid is None:
+            return True
+        if uuid in seen:
+            return False
+        seen.add(uuid)
+        return True
+
+    # -- record kinds ----------------------------------------------------------------
+
+    def _on_boundary(self, record: dict[str, Any]) -> None:
+        uuid = record.get("uuid") if isinstance(record.get("uuid"), str) else None
+        if not self._first_time(self._seen_boundary, uuid):
+            return
+        conversation = self._conversation(record, None)
+        if conversation is not None:
+            conversation.compact(record.get("compactMetadata"))
+
+    def _on_assistant(self, record: dict[str, Any]) -> None:
+        uuid = record.get("uuid") if isinstance(record.get("uuid"), str) else None
+        if not self._first_time(self._seen_assistant, uuid):
+            return
+        message = record.get("message")
+        if not isinstance(message, dict):
+            message = {}
+        model = message.get("model")
+        model = model if isinstance(model, str) and model else None
+        if model == _SYNTHETIC_MODEL or record.get("isApiErrorMessage") is True:
+            return
+        conversation = self._conversation(record, uuid)
+        if conversation is None:
+            return
+        message_id = message.get("id") if isinstance(message.get("id"), str) else None
+        request_id = record.get("requestId") if isinstance(record.get("requestId"), str) else None
+        response = conversation.response_for(
+            message_id or None, request_id or None, parse_timestamp(record.get("timestamp"))
+        )
+        content = message.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if isinstance(content, list):
+            for block in content:
+                if not isinstance(block, dict):
+                    continue
+                kind = block.get("type")
+                if kind == "text":
+                    text = block.get("text")
+                    if isinstance(text, str) and text.strip():
+                        response.texts.append(text)
+                elif kind == "tool_use":
+                    name = block.get("name")
+                    response.tool_calls.append(
+                        make_tool_call(name if isinstance(name, str) else "", block.get("input"))
+                    )
+        if model is not None:
+            response.model = model
+            conversation.model = model
+        usage = message.get("usage")
+        if isinstance(usage, dict):
+            size = _context_size(usage)
+            response.context = size
+            if size > 0:
+                conversation.latest_context = size
+                conversation.max_context = max(conversation.max_context, size)
+
+    def _on_user(self, record: dict[str, Any]) -> None:
+        uuid = record.get("uuid") if isinstance(record.get("uuid"), str) else None
+        if not self._first_time(self._seen_user, uuid):
+            return
+        conversation = self._conversation(record, uuid)
+        if conversation is None:
+            return
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        timestamp = parse_timestamp(record.get("timestamp"))
+        texts: list[str] = []
+        results: list[str] = []
+        is_error = False
+        has_result = False
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, list):
+            for block in content:
+                if isinstance(block, str):
+                    texts.append(block)
+                elif not isinstance(block, dict):
+                    continue
+                elif block.get("type") == "text":
+                    text = block.get("text")
+                    if isinstance(text, str):
+                        texts.append(text)
+                elif block.get("type") == "tool_result":
+                    has_result = True
+                    results.extend(_block_texts(block.get("content")))
+                    is_error = is_error or block.get("is_error") is True
+        if has_result:
+            conversation.entries.append(
+                ParsedMessage(
+                    role="tool", content="\n".join(results), timestamp=timestamp, is_error=is_error
+                )
+            )
+        flagged = record.get("isCompactSummary") is True
+        if flagged or (texts and texts[0].lstrip().startswith(_SUMMARY_PREFIX)):
+            conversation.add_summary(
+                ParsedMessage(
+                    role="user", content="\n".join(texts), timestamp=timestamp, is_summary=True
+                ),
+                flagged,
+            )
+            return
+        if record.get("isMeta") is True:
+            return
+        typed = [kept for kept in map(_typed_text, texts) if kept is not None]
+        if typed:
+            conversation.entries.append(
+                ParsedMessage(role="user", content="\n".join(typed), timestamp=timestamp)
+            )
+            conversation.current = None  # a response never spans a typed prompt
+
+
+def parse(path: Path) -> Session:
+    """Parse one Claude Code session file (``.jsonl``, plain or zstd) into a :class:`Session`.
+
+    Streams the file line by line through :class:`ClaudeCodeParser`.
+
+    Raises:
+        SessionFormatError: the file cannot be opened or read.
+    """
+    parser = ClaudeCodeParser(str(path))
+    try:
+        with open_session_file(path) as stream:
+            for line, terminated in iter_lines(stream):
+                parser.feed(line, terminated)
+    except OSError as exc:
+        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    return parser.session()

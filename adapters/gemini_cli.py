@@ -1,0 +1,574 @@
+"""Gemini CLI session files → :class:`~driftguard.model.Session` (design.md §4, §5.1, §5.3;
+formats.md §B).
+
+Where the files live (formats.md §B.1–B.2)
+    ``~/.gemini/tmp/<project>/chats/session-<YYYY-MM-DDTHH-MM>-<sid8>.jsonl`` (≥ v0.39) or
+    ``….json`` (legacy, ≤ v0.38); ``<project>`` is a slug from ``~/.gemini/projects.json``
+    (≥ v0.29) or the sha256 of the project path (older); subagents write
+    ``chats/<parentSessionId>/<sessionId>.jsonl``. ``GEMINI_CLI_HOME`` moves ``~/.gemini``.
+    Finding the file is the caller's job: this module parses the one path it is given.
+
+Records read (formats.md §B.3–B.5)
+    *Legacy* ``.json``: one object ``{sessionId, projectHash, …, directories?, messages: [...]}``
+    read whole (the only file read in one piece). Its messages are replayed through the same
+    logic as a JSONL ``$set.messages`` rewrite.
+
+    *JSONL*: each line is one of
+
+    - a metadata record (``sessionId`` and no ``id``; a legacy migration may carry the whole
+      legacy object, ``messages`` included, on that one line: its messages rebuild the list);
+    - a message record (a string ``id``): the same id is appended again on every update, so
+      the last write wins and the first-seen position is kept. When the last revision of a
+      ``gemini`` record has no ``tokens``, the last non-null tokens of that id are kept;
+    - ``{"$set": {…}}``: metadata patch (``sessionId``, ``directories`` …); a ``messages``
+      list clears and rebuilds the whole message list;
+    - ``{"$rewindTo": id}``: deletes that message and everything after it; an unknown id
+      clears every message.
+
+    Message records become :class:`~driftguard.model.ParsedMessage` values (design §5.1):
+
+    - ``gemini`` with text (``content`` a string or a Part array; ``thought`` parts are not
+      text, parts joined with ``"\\n"``) → ``role="assistant"`` carrying its tool calls;
+      ``gemini`` without text but with tool calls (``toolCalls[]``, or ``functionCall`` parts
+      when there is no ``toolCalls`` list) → ``role="tool"``, content ``""``, carrying the
+      calls. Their ``toolCalls[].result`` ``functionResponse`` parts → one ``role="tool"``
+      message after it (content: each response's ``output``/``error`` text; ``is_error`` when
+      a call's ``status`` is ``"error"`` or a response has an ``error``).
+    - ``user`` holding ``functionResponse`` parts → ``role="tool"``, one message per record
+      (never a prompt). Gemini CLI ≥ 0.58 records each tool result twice (in the call's
+      ``result`` and as such a ``user`` record) and history rewrites copy it again: a result
+      whose call id was already emitted in the remembered conversation is not emitted again.
+    - ``user`` typed by the person → ``role="user"`` (text = ``content`` parts, what the
+      model saw). Not user messages (nothing is emitted): text parts that start with
+      ``<session_context>`` or ``<hook_context>`` (dropped part by part), and records whose
+      typed text (``displayContent`` when present, else ``content``) is empty or starts with
+      ``/`` or ``?`` — gemini-cli's own ``isIgnoredUserContent`` rule, which also covers the
+      expanded ``/init`` prompt (formats.md §B.5) — and the CLI's own continuation prompt
+      ``System: Please continue.``.
+    - Never scored: ``info``/``error``/``warning`` records and the CLI's own
+      ``Got it. Thanks for the additional context!`` after a compression.
+
+Compaction (design §5.1; formats.md §B.7)
+    Gemini compresses the chat and syncs the new history with a ``$set.messages`` rewrite
+    ``[<session_context>, <state_snapshot> user text, "Got it…", kept tail…]`` (verified on
+    generated/gemini/gemini-long-24turns-compress.jsonl, CLI 0.61.0). A rewrite that
+    introduces a ``<state_snapshot>`` text not seen before is one compaction; later rewrites
+    (every ``--resume`` writes one) carrying the same snapshot are not. Everything the
+    compaction rewrite lists — the kept tail included, a "preserved segment" in design §5.1's
+    words — is before the boundary and dropped; the snapshot is kept as one
+    ``ParsedMessage(role="user", is_summary=True)``, followed by the messages recorded since.
+
+Tokens (design §5.3; formats.md §B.5)
+    ``tokens.input`` is the prompt size and already includes ``tokens.cached``.
+    ``context_tokens`` = ``tokens.input`` of the latest remembered ``gemini`` record with a
+    non-zero input (tool-call-only records count: they are real requests); without one,
+    ``floor(Σ len(content) / 4)`` over the remembered messages and ``tokens_estimated``.
+    ``context_window`` = 1 048 576 always (design §5.3). An assistant (or tool-call) message's
+    ``token_count`` is its record's ``tokens.input`` (``None`` when absent or zero).
+
+Session fields
+    ``session_id``: the last ``sessionId`` the file names (metadata lines, ``$set``).
+    ``model``: the model of the latest remembered ``gemini`` record that names one, else the
+    last model the file names. ``cwd``: Gemini files name no working directory; the first
+    entry of the last ``directories`` list the file names (subagent files, ≥ v0.28 ``$set``)
+    is used, else ``None``.
+
+Skipped and counted (``Session.skipped_lines``)
+    Lines that are not JSON or not an object, a half-written last line, records of no known
+    shape (no ``id``/``$set``/``$rewindTo``/``sessionId``), message records of an unknown
+    ``type``, and elements of a ``messages`` list that are not message records. Blank lines
+    are ignored. A legacy ``.json`` that does not parse as a whole (after two quick retries:
+    the CLI rewrites it in place, formats.md §B.8) raises
+    :class:`~driftguard.errors.SessionFormatError`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from driftguard.adapters._common import (
+    estimate_tokens,
+    iter_lines,
+    load_record,
+    make_tool_call,
+    open_session_file,
+    parse_timestamp,
+)
+from driftguard.errors import SessionFormatError
+from driftguard.model import ParsedMessage, Session, ToolCall
+
+__all__ = ["GEMINI_CONTEXT_WINDOW", "GeminiCliParser", "parse"]
+
+GEMINI_CONTEXT_WINDOW: Final = 1_048_576
+"""Context window of every Gemini model, in tokens (design §5.3; formats.md §B.7)."""
+
+COMPRESSION_ACK: Final = "Got it. Thanks for the additional context!"
+"""The model turn the CLI itself writes after a compression summary (design §5.1)."""
+
+CONTINUE_PROMPT: Final = "System: Please continue."
+"""The user turn the CLI itself sends when the model stopped early (gemini-cli client.ts)."""
+
+SNAPSHOT_TAG: Final = "<state_snapshot>"
+_INJECTED_PREFIXES: Final = ("<session_context>", "<hook_context>")
+_IGNORED_PROMPT_PREFIXES: Final = ("/", "?", *_INJECTED_PREFIXES)
+_KNOWN_TYPES: Final = frozenset({"user", "gemini", "info", "error", "warning"})
+
+LEGACY_READ_ATTEMPTS: Final = 3
+LEGACY_RETRY_DELAY = 0.05
+"""Seconds between two reads of a legacy ``.json`` that did not parse (it may be mid-rewrite)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Result:
+    """One tool result: the call id it answers (``None`` when unnamed), its text, its error."""
+
+    key: str | None
+    text: str
+    is_error: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """One message record, reduced to what a snapshot needs.
+
+    ``message`` is the user / assistant / tool-call message (``None`` for hidden records),
+    ``results`` the tool results emitted after it, ``input_tokens`` the positive
+    ``tokens.input`` of a ``gemini`` record, ``snapshot`` the text of a ``<state_snapshot>``.
+    """
+
+    message: ParsedMessage | None = None
+    results: tuple[_Result, ...] = ()
+    timestamp: float | None = None
+    input_tokens: int | None = None
+    model: str | None = None
+    snapshot: str | None = None
+
+
+_EMPTY: Final = _Entry()
+
+
+class GeminiCliParser:
+    """Replays one Gemini CLI session file line by line into a :class:`Session`.
+
+    Feed every line of a ``.jsonl`` file in order with :meth:`feed`; call :meth:`session`
+    at any time for a snapshot and keep feeding afterwards. Per line the work is one JSON
+    decode and a dict update; a ``$set.messages`` rewrite costs the size of its list and a
+    ``$rewindTo`` the number of remembered messages. :meth:`session` walks the remembered
+    messages once.
+    """
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._entries: dict[str, _Entry] = {}
+        self._tokens_by_id: dict[str, int] = {}
+        self._session_id: str | None = None
+        self._cwd: str | None = None
+        self._skipped = 0
+        self._compactions = 0
+        self._summary: ParsedMessage | None = None
+        self._boundary: frozenset[str] = frozenset()
+        self._snapshots_seen: set[str] = set()
+        self._last_model: str | None = None
+
+    # ------------------------------------------------------------------ feeding
+
+    def feed(self, line: bytes, terminated: bool = True) -> None:
+        """Apply one JSONL line (without its newline) to the replayed conversation.
+
+        Blank lines are ignored. A line that is not a JSON object — a half-written last line
+        (``terminated=False``) included — is counted in ``skipped_lines``. An unterminated line
+        that does decode to an object is a complete record (no JSON object is a prefix of
+        another) and is applied, so ``terminated`` does not change the outcome; an incremental
+        reader should hold an unterminated line back until its newline arrives (formats.md
+        §G.7) and must never feed a line twice (``$rewindTo`` is not idempotent).
+        """
+        if not line.strip():
+            return
+        record = load_record(line)
+        if record is None:
+            self._skipped += 1
+            return
+        self._apply(record)
+
+    def _apply(self, record: dict[str, Any]) -> None:
+        # Classified in gemini-cli's own order (loadConversationRecord, formats.md §B.4).
+        rewind = record.get("$rewindTo")
+        if isinstance(rewind, str):
+            self._rewind(rewind)
+            return
+        if isinstance(record.get("id"), str):
+            self._put(record)
+            return
+        patch = record.get("$set")
+        if isinstance(patch, dict):
+            self._patch(patch)
+            return
+        if isinstance(record.get("sessionId"), str):
+            self._patch(record)
+            return
+        self._skipped += 1
+
+    def _replay_legacy(self, document: dict[str, Any]) -> None:
+        """Replay a legacy single-object file: its metadata, then its ``messages`` as a rewrite."""
+        self._patch(document)
+
+    def _patch(self, patch: Mapping[str, Any]) -> None:
+        session_id = patch.get("sessionId")
+        if isinstance(session_id, str) and session_id:
+            self._session_id = session_id
+        directories = patch.get("directories")
+        if isinstance(directories, list) and directories and isinstance(directories[0], str):
+            self._cwd = directories[0]
+        messages = patch.get("messages")
+        if isinstance(messages, list):
+            self._rebuild(messages)
+
+    def _rebuild(self, messages: Iterable[object]) -> None:
+        self._entries = {}
+        snapshot: tuple[str, float | None] | None = None
+        for item in messages:
+            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+                self._skipped += 1
+                continue
+            entry = self._put(item)
+            if entry.snapshot is not None:
+                snapshot = (entry.snapshot, entry.timestamp)
+        if snapshot is None:
+            return
+        text, timestamp = snapshot
+        key = text.strip()
+        if key in self._snapshots_seen:
+            return
+        self._snapshots_seen.add(key)
+        self._compactions += 1
+        self._summary = ParsedMessage(
+            role="user", content=text, timestamp=timestamp, is_summary=True
+        )
+        self._boundary = frozenset(self._entries)
+
+    def _rewind(self, target: str) -> None:
+        if target not in self._entries:
+            self._entries.clear()
+            return
+        ids = list(self._entries)
+        for message_id in ids[ids.index(target) :]:
+            del self._entries[message_id]
+
+    def _put(self, record: dict[str, Any]) -> _Entry:
+        message_id: str = record["id"]
+        kind = record.get("type")
+        if kind == "gemini":
+            entry = self._gemini_entry(message_id, record)
+        elif kind == "user":
+            entry = _user_entry(record)
+        else:
+            if kind not in _KNOWN_TYPES:
+                self._skipped += 1
+            entry = _EMPTY
+        self._entries[message_id] = entry
+        return entry
+
+    def _gemini_entry(self, message_id: str, record: dict[str, Any]) -> _Entry:
+        input_tokens = _input_tokens(record.get("tokens"))
+        if input_tokens is None:
+            input_tokens = self._tokens_by_id.get(message_id)
+        else:
+            self._tokens_by_id[message_id] = input_tokens
+        model = record.get("model") if isinstance(record.get("model"), str) else None
+        if model:
+            self._last_model = model
+        parts = _parts(record.get("content"))
+        text = _text(parts)
+        if text.strip() == COMPRESSION_ACK:
+            return _EMPTY
+        timestamp = parse_timestamp(record.get("timestamp"))
+        token_count = input_tokens if input_tokens else None
+        raw_calls = record.get("toolCalls")
+        tool_records = (
+            [c for c in raw_calls if isinstance(c, dict)] if isinstance(raw_calls, list) else []
+        )
+        calls = _tool_calls(tool_records, parts)
+        message: ParsedMessage | None = None
+        if text.strip():
+            message = ParsedMessage(
+                role="assistant",
+                content=text,
+                token_count=token_count,
+                timestamp=timestamp,
+                tool_calls=calls,
+                model=model or None,
+            )
+        elif calls:
+            message = ParsedMessage(
+                role="tool",
+                content="",
+                token_count=token_count,
+                timestamp=timestamp,
+                tool_calls=calls,
+            )
+        return _Entry(
+            message=message,
+            results=tuple(_call_result(c) for c in tool_records if c.get("result") is not None),
+            timestamp=timestamp,
+            input_tokens=token_count,
+            model=model or None,
+        )
+
+    # ------------------------------------------------------------------ snapshot
+
+    def session(self) -> Session:
+        """The conversation as replayed so far (design §4, §5.1, §5.3).
+
+        Messages: the compaction summary (when there is one), then every remembered record
+        after the last compaction boundary, in first-seen order. Repeated tool results (same
+        call id) are emitted once. Cheap enough to call after every fed line batch; feeding
+        may continue afterwards.
+        """
+        messages: list[ParsedMessage] = []
+        if self._summary is not None:
+            messages.append(self._summary)
+        emitted: set[str] = set()
+        context_tokens: int | None = None
+        model: str | None = None
+        for message_id, entry in self._entries.items():
+            if message_id in self._boundary:
+                continue
+            if entry.message is not None:
+                messages.append(entry.message)
+            if entry.results:
+                fresh: list[_Result] = []
+                for result in entry.results:
+                    if result.key is not None:
+                        if result.key in emitted:
+                            continue
+                        emitted.add(result.key)
+                    fresh.append(result)
+                if fresh:
+                    messages.append(
+                        ParsedMessage(
+                            role="tool",
+                            content="\n".join(r.text for r in fresh),
+                            timestamp=entry.timestamp,
+                            is_error=any(r.is_error for r in fresh),
+                        )
+                    )
+            if entry.input_tokens:
+                context_tokens = entry.input_tokens
+            if entry.model:
+                model = entry.model
+        estimated = context_tokens is None
+        return Session(
+            cli="gemini_cli",
+            path=self._path,
+            session_id=self._session_id,
+            cwd=self._cwd,
+            messages=tuple(messages),
+            context_tokens=estimate_tokens(messages) if context_tokens is None else context_tokens,
+            context_window=GEMINI_CONTEXT_WINDOW,
+            tokens_estimated=estimated,
+            compactions=self._compactions,
+            skipped_lines=self._skipped,
+            model=model or self._last_model,
+        )
+
+
+# ---------------------------------------------------------------------- record helpers
+
+
+def _parts(content: object) -> list[Any]:
+    """A ``PartListUnion`` as a list of parts: a string is one text part."""
+    if isinstance(content, str):
+        return [{"text": content}]
+    if isinstance(content, list):
+        return [{"text": p} if isinstance(p, str) else p for p in content]
+    if isinstance(content, dict):
+        return [content]
+    return []
+
+
+def _text_parts(parts: Iterable[Any]) -> list[str]:
+    """The non-empty text of the parts that are not ``thought`` parts, in order."""
+    return [
+        p["text"]
+        for p in parts
+        if isinstance(p, dict)
+        and isinstance(p.get("text"), str)
+        and p["text"]
+        and not p.get("thought")
+    ]
+
+
+def _text(parts: Iterable[Any]) -> str:
+    return "\n".join(_text_parts(parts))
+
+
+def _input_tokens(tokens: object) -> int | None:
+    """``tokens.input`` when ``tokens`` is an object with an integer input, else ``None``."""
+    if not isinstance(tokens, dict):
+        return None
+    value = tokens.get("input")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value)
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _response_text(response: object) -> tuple[str, bool]:
+    """The text of a ``functionResponse.response`` (``output`` then ``error``) and whether
+    it reports an error."""
+    if isinstance(response, str):
+        return response, False
+    if not isinstance(response, dict):
+        return ("" if response is None else _json(response)), False
+    texts: list[str] = []
+    output = response.get("output")
+    if output is not None:
+        texts.append(output if isinstance(output, str) else _json(output))
+    error = response.get("error")
+    failed = error is not None and error != "" and error is not False
+    if failed:
+        texts.append(error if isinstance(error, str) else _json(error))
+    if not texts and response:
+        texts.append(_json(response))
+    return "\n".join(texts), failed
+
+
+def _function_response(part: object) -> dict[str, Any] | None:
+    if isinstance(part, dict):
+        response = part.get("functionResponse")
+        if isinstance(response, dict):
+            return response
+    return None
+
+
+def _call_result(call: dict[str, Any]) -> _Result:
+    """One result for a ``ToolCallRecord`` that has a ``result`` (formats.md §B.5)."""
+    call_id = call.get("id") if isinstance(call.get("id"), str) else None
+    failed = call.get("status") == "error"
+    result = call.get("result")
+    if isinstance(result, str):
+        return _Result(key=call_id, text=result, is_error=failed)
+    texts: list[str] = []
+    for part in _parts(result):
+        response = _function_response(part)
+        if response is not None:
+            if call_id is None and isinstance(response.get("id"), str):
+                call_id = response["id"]
+            text, error = _response_text(response.get("response"))
+            texts.append(text)
+            failed = failed or error
+        else:
+            texts.extend(_text_parts([part]))
+    return _Result(key=call_id, text="\n".join(t for t in texts if t), is_error=failed)
+
+
+def _tool_calls(records: list[dict[str, Any]], parts: list[Any]) -> tuple[ToolCall, ...]:
+    """Tool calls of a ``gemini`` record: its ``toolCalls`` list (authoritative) or, when it
+    has none, the ``functionCall`` parts of its content (history rewrites write those)."""
+    if records:
+        return tuple(
+            make_tool_call(c["name"], c.get("args", {}))
+            for c in records
+            if isinstance(c.get("name"), str)
+        )
+    calls: list[ToolCall] = []
+    for part in parts:
+        call = part.get("functionCall") if isinstance(part, dict) else None
+        if isinstance(call, dict) and isinstance(call.get("name"), str):
+            calls.append(make_tool_call(call["name"], call.get("args", {})))
+    return tuple(calls)
+
+
+def _is_ignored_prompt(text: str) -> bool:
+    """gemini-cli ``isIgnoredUserContent`` (utils/sessionUtils.ts) plus the CLI's own
+    continuation prompt: empty, a ``/`` command, ``?`` help, injected context."""
+    stripped = text.strip()
+    return (
+        not stripped or stripped.startswith(_IGNORED_PROMPT_PREFIXES) or stripped == CONTINUE_PROMPT
+    )
+
+
+def _user_entry(record: dict[str, Any]) -> _Entry:
+    timestamp = parse_timestamp(record.get("timestamp"))
+    parts = _parts(record.get("content"))
+    texts = _text_parts(parts)
+    kept = [t for t in texts if not t.lstrip().startswith(_INJECTED_PREFIXES)]
+    responses = [r for r in map(_function_response, parts) if r is not None]
+    if responses:
+        # Tool results fed back to the model (design §5.1), never a prompt; any text beside
+        # them that is not injected context stays with them.
+        results: list[_Result] = []
+        for response in responses:
+            text, failed = _response_text(response.get("response"))
+            key = response.get("id") if isinstance(response.get("id"), str) else None
+            results.append(_Result(key=key, text=text, is_error=failed))
+        if any(t.strip() for t in kept):
+            results.append(_Result(key=None, text="\n".join(kept), is_error=False))
+        return _Entry(results=tuple(results), timestamp=timestamp)
+    if texts and texts[0].lstrip().startswith(SNAPSHOT_TAG):
+        return _Entry(timestamp=timestamp, snapshot="\n".join(texts))
+    content = "\n".join(kept)
+    display = record.get("displayContent")
+    typed = _text(_parts(display)) if display is not None else ""
+    if _is_ignored_prompt(typed if typed.strip() else content):
+        return _Entry(timestamp=timestamp)
+    message = ParsedMessage(role="user", content=content, timestamp=timestamp)
+    return _Entry(message=message, timestamp=timestamp)
+
+
+# ---------------------------------------------------------------------- entry points
+
+
+def _load_legacy(path: Path) -> dict[str, Any]:
+    """Read a legacy single-object session, retrying briefly while it may be mid-rewrite.
+
+    Raises:
+        SessionFormatError: unreadable, not JSON after the retries, or not a session object.
+    """
+    failure: ValueError | None = None
+    for attempt in range(LEGACY_READ_ATTEMPTS):
+        if attempt:
+            time.sleep(LEGACY_RETRY_DELAY)
+        try:
+            with path.open("rb") as stream:
+                document = json.load(stream)
+        except OSError as exc:
+            raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+            failure = exc
+            continue
+        if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
+            raise SessionFormatError(
+                f"{path} is JSON but not a Gemini CLI session (no 'messages' list)"
+            )
+        return document
+    raise SessionFormatError(
+        f"{path} is not a readable Gemini CLI session: invalid JSON after "
+        f"{LEGACY_READ_ATTEMPTS} reads ({failure})"
+    )
+
+
+def parse(path: Path) -> Session:
+    """Parse one Gemini CLI session file (``.jsonl`` streamed line by line, or a legacy
+    single-object ``.json``) into a :class:`Session` (design §4, §5.1, §5.3).
+
+    Raises:
+        SessionFormatError: the file cannot be read, or a legacy ``.json`` is not a JSON
+            session object (after retries; formats.md §B.8 item 4).
+    """
+    parser = GeminiCliParser(str(path))
+    if path.suffix == ".json":
+        parser._replay_legacy(_load_legacy(path))
+        return parser.session()
+    with open_session_file(path) as stream:
+        for line, terminated in iter_lines(stream):
+            parser.feed(line, terminated)
+    return parser.session()
