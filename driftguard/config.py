@@ -1,0 +1,435 @@
+"""Settings from the global ``~/.driftclirc`` and the project's ``.driftcli`` (design.md §2, §5.4).
+
+Both files are optional JSON objects (UTF-8, a leading byte-order mark is tolerated) and
+driftguard only ever reads them — never creates, fixes or rewrites one. The global file is
+``~/.driftclirc`` with ``~`` taken from :meth:`Path.home` at call time; ``DRIFTGUARD_HOME``
+does not move it (§2). The project file is ``<project>/.driftcli``; a ``.driftcli`` that is a
+directory is driftguard's state folder (when the project is ``$HOME``), not a config, and is
+skipped. A config file that does not exist is skipped too. Every key is optional::
+
+    {
+      "preset": "research",                        // a shipped preset (driftguard.presets)
+      "weights": {"goal_distance": 0.5},           // per-factor overrides, finite numbers ≥ 0
+      "warnThreshold": 70,                         // integer 0–100 (default 60)
+      "history": {"enabled": true, "retentionDays": 30}
+    }
+
+``history`` may also be written with the flat dotted keys of design §5.4,
+``"history.enabled"`` and ``"history.retentionDays"``; one file may not give the same
+setting both ways (that is an error, not a guess).
+
+How the result is put together:
+
+- ``preset``: the ``preset=`` argument (the command-line flag) > project > global > ``coding``.
+- ``weights``: the chosen preset's six weights, then the global file's ``weights``, then the
+  project's, then ``weight_overrides``, factor by factor. They are *not* normalised here: the
+  scorer normalises over the factors that are active (§5.4).
+- ``warnThreshold``, ``history.enabled``, ``history.retentionDays``: project > global >
+  default, each setting on its own (a project that sets only ``warnThreshold`` keeps the
+  global ``history`` settings).
+
+Every value in every file found is checked, even one a higher level overrides. Errors are
+:class:`~driftguard.errors.ConfigError` with the message ``<file>: <key>: <problem>``:
+
+- a file that cannot be read, is not UTF-8, is not valid JSON (line and column given) or
+  cannot be decoded (an integer of thousands of digits, nesting too deep), is not an object
+  at the top level, or gives one key twice in an object;
+- ``preset`` that is not a string or names no shipped preset (a ConfigError naming the file,
+  not an UnknownNameError: the fix is in that file; the message still lists the valid names);
+- ``weights`` that is not an object, an unknown factor name (valid names listed), a weight
+  that is not a number (booleans are not numbers), not finite or negative;
+- final weights that sum to 0 (or overflow); the message names the last file that set a
+  weight;
+- ``warnThreshold`` that is not an integer 0–100 (``60.0`` is refused: integers only);
+- ``history`` that is not an object, ``history.enabled`` that is not ``true``/``false``,
+  ``history.retentionDays`` that is not a positive integer.
+
+Unknown keys (top level or inside ``history``) are not errors: each adds a line to
+:attr:`Config.warnings` (``<file>: unknown key 'foo' ignored``, with a suggestion when the key
+is close to a known one). The ``weight_overrides`` argument comes from the command line: an
+unknown factor there is an :class:`~driftguard.errors.UnknownNameError`, a bad value a
+ConfigError naming ``command line``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+from driftguard._values import describe, parse_weight
+from driftguard.errors import ConfigError, UnknownNameError
+from driftguard.model import FACTOR_NAMES
+from driftguard.presets import PRESET_NAMES, load_preset
+
+__all__ = [
+    "DEFAULT_HISTORY_ENABLED",
+    "DEFAULT_PRESET",
+    "DEFAULT_RETENTION_DAYS",
+    "DEFAULT_WARN_THRESHOLD",
+    "GLOBAL_CONFIG_NAME",
+    "PROJECT_CONFIG_NAME",
+    "Config",
+    "global_config_path",
+    "load_config",
+    "project_config_path",
+]
+
+GLOBAL_CONFIG_NAME = ".driftclirc"
+"""The global config's file name, in the home directory (design §2)."""
+PROJECT_CONFIG_NAME = ".driftcli"
+"""The project config's file name, in the project directory (design §2)."""
+
+DEFAULT_PRESET = "coding"
+DEFAULT_WARN_THRESHOLD = 60
+DEFAULT_HISTORY_ENABLED = True
+DEFAULT_RETENTION_DAYS = 30
+
+_COMMAND_LINE = "command line"
+"""How messages name the source of ``weight_overrides``."""
+
+_TOP_KEYS = (
+    "preset",
+    "weights",
+    "warnThreshold",
+    "history",
+    "history.enabled",
+    "history.retentionDays",
+)
+_HISTORY_KEYS = ("enabled", "retentionDays")
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The settings in force (design §5.4), after every file and flag was applied.
+
+    Attributes:
+        preset: the name of the preset the weights start from.
+        weights: factor name → weight for each of the six factors
+            (:data:`~driftguard.model.FACTOR_NAMES` order; read-only), the preset's weights
+            after every override; not normalised (the scorer normalises over active factors).
+        warn_threshold: the score (0–100) from which the handoff suggestion fires.
+        history_enabled: whether scores are recorded in history (§7).
+        history_retention_days: history files older than this many days are pruned (§7).
+        sources: the config files read, global first (paths as strings); empty when none exist.
+        warnings: one line per ignored unknown key, ``<file>: unknown key 'foo' ignored``.
+    """
+
+    preset: str
+    weights: Mapping[str, float]
+    warn_threshold: int = DEFAULT_WARN_THRESHOLD
+    history_enabled: bool = DEFAULT_HISTORY_ENABLED
+    history_retention_days: int = DEFAULT_RETENTION_DAYS
+    sources: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _FileSettings:
+    """What one config file sets (``None``: not set there), already checked."""
+
+    source: str
+    preset: str | None
+    weights: Mapping[str, float]
+    warn_threshold: int | None
+    history_enabled: bool | None
+    retention_days: int | None
+    warnings: tuple[str, ...]
+
+
+class _DuplicateKeyError(Exception):
+    """A JSON object names one key twice (raised from inside ``json.loads``)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def global_config_path() -> Path:
+    """``~/.driftclirc``, with the home directory of the moment (design §2)."""
+    return Path.home() / GLOBAL_CONFIG_NAME
+
+
+def project_config_path(project: Path) -> Path:
+    """``<project>/.driftcli`` (design §2); it may not exist, or be the state folder."""
+    return project / PROJECT_CONFIG_NAME
+
+
+def load_config(
+    project: Path | None,
+    *,
+    preset: str | None = None,
+    weight_overrides: Mapping[str, float] | None = None,
+) -> Config:
+    """Read the global and the project config and resolve the settings (design §5.4).
+
+    Args:
+        project: the project directory whose ``.driftcli`` applies (the session's cwd or
+            ``--project``), or ``None`` for the global config only.
+        preset: the ``--preset`` flag; beats every file.
+        weight_overrides: per-factor weights from the command line; applied last.
+
+    Raises:
+        ConfigError: a config file that cannot be used, or a bad weight in
+            ``weight_overrides``, or final weights summing to 0; the message names the file
+            (or ``command line``) and the key.
+        UnknownNameError: ``preset`` names no shipped preset, or ``weight_overrides`` names
+            an unknown factor; the message lists the valid names.
+    """
+    files: list[_FileSettings] = []
+    global_raw = _read_json_object(global_config_path(), directory_is_state=False)
+    if global_raw is not None:
+        files.append(_settings_from(*global_raw))
+    if project is not None:
+        project_raw = _read_json_object(project_config_path(project), directory_is_state=True)
+        if project_raw is not None:
+            files.append(_settings_from(*project_raw))
+
+    overrides = _check_overrides(weight_overrides or {})
+
+    chosen = preset
+    if chosen is None:
+        chosen = _latest([f.preset for f in files], DEFAULT_PRESET)
+    base = load_preset(chosen)
+
+    weights = dict(base.weights)
+    last_weight_source = f"preset {chosen!r}"
+    for settings in files:  # global, then project
+        if settings.weights:
+            weights.update(settings.weights)
+            last_weight_source = settings.source
+    if overrides:
+        weights.update(overrides)
+        last_weight_source = _COMMAND_LINE
+    total = sum(weights.values())
+    if total <= 0:
+        raise ConfigError(
+            f"{last_weight_source}: weights: the weights sum to 0; "
+            "at least one factor needs a positive weight"
+        )
+    if not math.isfinite(total):
+        raise ConfigError(f"{last_weight_source}: weights: the weights are too large to add up")
+
+    return Config(
+        preset=chosen,
+        weights=MappingProxyType({factor: weights[factor] for factor in FACTOR_NAMES}),
+        warn_threshold=_latest([f.warn_threshold for f in files], DEFAULT_WARN_THRESHOLD),
+        history_enabled=_latest([f.history_enabled for f in files], DEFAULT_HISTORY_ENABLED),
+        history_retention_days=_latest([f.retention_days for f in files], DEFAULT_RETENTION_DAYS),
+        sources=tuple(f.source for f in files),
+        warnings=tuple(line for f in files for line in f.warnings),
+    )
+
+
+def _latest(values: list[_T | None], default: _T) -> _T:
+    """The last value that is set (project beats global), else ``default``."""
+    return next((value for value in reversed(values) if value is not None), default)
+
+
+def _read_json_object(path: Path, *, directory_is_state: bool) -> tuple[str, dict[str, Any]] | None:
+    """Read one config file: ``(source, object)``, or ``None`` when there is no config there.
+
+    Absent files (and paths under a non-directory) are no config; so is a directory when
+    ``directory_is_state`` (the project's ``.driftcli`` state folder, design §2).
+
+    Raises:
+        ConfigError: unreadable, not UTF-8, invalid JSON (including an integer beyond
+            Python's digit limit or nesting too deep to decode), a duplicate key, or not an
+            object.
+    """
+    source = str(path)
+    if directory_is_state and path.is_dir():
+        return None
+    try:
+        data = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{source}: cannot read the file: {exc.strerror or exc}") from exc
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{source}: not UTF-8 text (bad byte at offset {exc.start})") from exc
+    try:
+        value = json.loads(text, object_pairs_hook=_object_without_duplicates)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{source}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from exc
+    except _DuplicateKeyError as exc:
+        raise ConfigError(f"{source}: {exc.key}: key given twice in one object") from exc
+    except ValueError as exc:  # an integer beyond Python's digit limit
+        raise ConfigError(f"{source}: cannot read the JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise ConfigError(f"{source}: cannot read the JSON: nested too deeply") from exc
+    if not isinstance(value, dict):
+        raise ConfigError(
+            f"{source}: must hold a JSON object at the top level, got {describe(value)}"
+        )
+    return source, value
+
+
+def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads`` object hook that refuses a key given twice in one object."""
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKeyError(key)
+        result[key] = value
+    return result
+
+
+def _settings_from(source: str, raw: dict[str, Any]) -> _FileSettings:
+    """Check one parsed config file and pick out what it sets.
+
+    Raises:
+        ConfigError: the first bad value, as ``<file>: <key>: <problem>``.
+    """
+    warnings = [_unknown_key(source, key, _TOP_KEYS) for key in raw if key not in _TOP_KEYS]
+
+    preset: str | None = None
+    if "preset" in raw:
+        preset = raw["preset"]
+        if not isinstance(preset, str):
+            raise ConfigError(
+                f"{source}: preset: must be a string naming a preset, got {describe(preset)}"
+            )
+        if preset not in PRESET_NAMES:
+            raise ConfigError(
+                f"{source}: preset: unknown preset {preset!r} (valid: {', '.join(PRESET_NAMES)})"
+            )
+
+    weights: dict[str, float] = {}
+    if "weights" in raw:
+        raw_weights = raw["weights"]
+        if not isinstance(raw_weights, dict):
+            raise ConfigError(
+                f"{source}: weights: must be an object of factor weights, "
+                f"got {describe(raw_weights)}"
+            )
+        for factor, value in raw_weights.items():
+            if factor not in FACTOR_NAMES:
+                raise ConfigError(
+                    f"{source}: weights.{factor}: unknown factor (valid: {', '.join(FACTOR_NAMES)})"
+                )
+            try:
+                weights[factor] = parse_weight(value)
+            except ValueError as exc:
+                raise ConfigError(f"{source}: weights.{factor}: {exc}") from exc
+
+    warn_threshold: int | None = None
+    if "warnThreshold" in raw:
+        value = raw["warnThreshold"]
+        if not _is_int(value) or not 0 <= value <= 100:
+            raise ConfigError(
+                f"{source}: warnThreshold: must be an integer from 0 to 100, got {describe(value)}"
+            )
+        warn_threshold = value
+
+    history = _history_values(source, raw, warnings)
+    enabled: bool | None = None
+    if "enabled" in history:
+        value = history["enabled"]
+        if not isinstance(value, bool):
+            raise ConfigError(
+                f"{source}: history.enabled: must be true or false, got {describe(value)}"
+            )
+        enabled = value
+    retention_days: int | None = None
+    if "retentionDays" in history:
+        value = history["retentionDays"]
+        if not _is_int(value) or value < 1:
+            raise ConfigError(
+                f"{source}: history.retentionDays: must be a positive integer (days), "
+                f"got {describe(value)}"
+            )
+        retention_days = value
+
+    return _FileSettings(
+        source=source,
+        preset=preset,
+        weights=weights,
+        warn_threshold=warn_threshold,
+        history_enabled=enabled,
+        retention_days=retention_days,
+        warnings=tuple(warnings),
+    )
+
+
+def _history_values(source: str, raw: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    """The ``history`` settings of one file, from the nested object and the dotted keys.
+
+    Unknown keys inside ``history`` are appended to ``warnings`` as ``history.<key>``.
+
+    Raises:
+        ConfigError: ``history`` is not an object, or one setting is given both ways.
+    """
+    values: dict[str, Any] = {}
+    if "history" in raw:
+        nested = raw["history"]
+        if not isinstance(nested, dict):
+            raise ConfigError(
+                f"{source}: history: must be an object such as "
+                f'{{"enabled": true, "retentionDays": 30}}, got {describe(nested)}'
+            )
+        for key, value in nested.items():
+            if key in _HISTORY_KEYS:
+                values[key] = value
+            else:
+                warnings.append(
+                    _unknown_key(
+                        source, f"history.{key}", tuple(f"history.{k}" for k in _HISTORY_KEYS)
+                    )
+                )
+    for key in _HISTORY_KEYS:
+        dotted = f"history.{key}"
+        if dotted in raw:
+            if key in values:
+                raise ConfigError(
+                    f"{source}: {dotted}: given twice, as {dotted!r} and inside 'history'"
+                )
+            values[key] = raw[dotted]
+    return values
+
+
+def _check_overrides(overrides: Mapping[str, float]) -> dict[str, float]:
+    """The command line's weight overrides, checked.
+
+    Raises:
+        UnknownNameError: an unknown factor name (the valid names are listed).
+        ConfigError: a weight that is not a finite number ≥ 0 (``command line: weights.<f>``).
+    """
+    checked: dict[str, float] = {}
+    for factor, value in overrides.items():
+        if factor not in FACTOR_NAMES:
+            raise UnknownNameError(f"unknown factor {factor!r} (valid: {', '.join(FACTOR_NAMES)})")
+        try:
+            checked[factor] = parse_weight(value)
+        except ValueError as exc:
+            raise ConfigError(f"{_COMMAND_LINE}: weights.{factor}: {exc}") from exc
+    return checked
+
+
+def _is_int(value: object) -> bool:
+    """A JSON integer: an ``int`` that is not a ``bool``."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _unknown_key(source: str, key: str, known: tuple[str, ...]) -> str:
+    """The warning for an ignored key, with a suggestion when one known key is close.
+
+    Keys under ``history.`` are compared by what follows the prefix, so the shared prefix
+    alone never makes a suggestion.
+    """
+    prefix = "history." if key.startswith("history.") else ""
+    candidates = [k.removeprefix(prefix) for k in known if k.startswith(prefix)]
+    close = difflib.get_close_matches(key.removeprefix(prefix), candidates, n=1)
+    hint = f" (did you mean {prefix + close[0]!r}?)" if close else ""
+    return f"{source}: unknown key {key!r} ignored{hint}"
