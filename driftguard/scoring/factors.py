@@ -1,0 +1,193 @@
+"""The six drift factors, each a pure function returning 0–100 points (design.md §5.3).
+
+The formulas and constants are the seed design's, made exact in design.md §5.3; they are
+a contract checked against an independent implementation, so they are implemented
+literally here. Inputs are the remembered assistant messages' text, oldest first
+(:attr:`driftguard.model.Session.assistant_texts`), or token counts.
+
+=====================  ======  =====================================================
+factor                 weight  what it measures
+=====================  ======  =====================================================
+context_saturation     .37     how full the context window is (tokens / tokens)
+repetition             .37     word-trigram overlap of the last 10 replies
+length_collapse        .15     least-squares slope of the last 15 reply lengths
+goal_distance          .08     TF-IDF cosine distance of the last 5 replies to the goal
+uncertainty            .02     self-corrections in the last 20 replies
+confidence_drift       .01     rise of the hedging rate from the first to the last third
+=====================  ======  =====================================================
+
+(Weights are those of the ``coding`` preset, design §5.4.)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from driftguard.scoring.text import count_phrases, remove_code, word_trigrams, words
+
+__all__ = [
+    "HEDGE_PHRASES",
+    "UNCERTAINTY_PHRASES",
+    "confidence_drift",
+    "context_saturation",
+    "length_collapse",
+    "repetition",
+    "uncertainty",
+]
+
+UNCERTAINTY_PHRASES: tuple[str, ...] = (
+    "I was wrong",
+    "I was mistaken",
+    "let me correct",
+    "I made an error",
+    "I made a mistake",
+    "my mistake",
+    "I apologize",
+    "my apologies",
+    "I stand corrected",
+    "correction:",
+    "I misread",
+    "I misunderstood",
+    "that was incorrect",
+    "let me fix that",
+)
+"""Self-correction phrases counted by :func:`uncertainty` (design §5.3, factor 5)."""
+
+HEDGE_PHRASES: tuple[str, ...] = (
+    "perhaps",
+    "maybe",
+    "might",
+    "could",
+    "possibly",
+    "probably",
+    "likely",
+    "seems",
+    "I think",
+    "I believe",
+    "not sure",
+    "unclear",
+)
+"""Hedging phrases counted by :func:`confidence_drift` (design §5.3, factor 6)."""
+
+REPETITION_WINDOW = 10
+LENGTH_WINDOW = 15
+UNCERTAINTY_WINDOW = 20
+
+
+def context_saturation(context_tokens: int, context_window: int) -> float:
+    """Points for how full the context window is (design §5.3, factor 1).
+
+    ``fill = min(1, context_tokens / context_window)``; below .5 it scores ``fill × 20``,
+    from .5 to .75 ``10 + (fill − .5) × 120``, from .75 ``40 + (fill − .75) × 240``,
+    capped at 100. So 50 % full is 10 points, 75 % is 40 and 91.7 % reaches 80.
+
+    Args:
+        context_tokens: tokens in the context at the latest request (≥ 0).
+        context_window: the model's context window in tokens (> 0; 0 scores 0).
+
+    Returns:
+        0–100 points.
+    """
+    if context_window <= 0:
+        return 0.0
+    fill = min(1.0, max(0, context_tokens) / context_window)
+    if fill < 0.5:
+        points = fill * 20
+    elif fill < 0.75:
+        points = 10 + (fill - 0.5) * 120
+    else:
+        points = 40 + (fill - 0.75) * 240
+    return min(100.0, points)
+
+
+def repetition(assistant_texts: Sequence[str]) -> float:
+    """Points for replies repeating each other (design §5.3, factor 2).
+
+    Over the last 10 assistant messages (fewer than 3 → 0): each message's *set* of word
+    trigrams (lower-cased :meth:`str.split` tokens, code kept); ``all = Σ |setᵢ|``,
+    ``unique = |∪ setᵢ|``, ``overlap = 1 − unique / all`` (0 when ``all`` is 0);
+    points ``min(100, overlap × 180)``. Ten identical replies give overlap .9 → 100.
+
+    Returns:
+        0–100 points.
+    """
+    window = assistant_texts[-REPETITION_WINDOW:]
+    if len(window) < 3:
+        return 0.0
+    sets = [word_trigrams(text) for text in window]
+    total = sum(len(s) for s in sets)
+    if total == 0:
+        return 0.0
+    unique = len(frozenset().union(*sets))
+    return min(100.0, (1 - unique / total) * 180)
+
+
+def length_collapse(assistant_texts: Sequence[str]) -> float:
+    """Points for replies getting shorter (design §5.3, factor 3).
+
+    The lengths (characters, ``len(str)``) of the last 15 assistant messages (fewer than
+    5 → 0), fitted by least squares against their index 0…n−1 (``numpy.polyfit``,
+    degree 1). A negative slope of ``s`` characters per message gives
+    ``min(100, −s × 0.4)`` points; a flat or rising one gives 0.
+
+    Returns:
+        0–100 points.
+    """
+    window = assistant_texts[-LENGTH_WINDOW:]
+    if len(window) < 5:
+        return 0.0
+    lengths = np.array([len(text) for text in window], dtype=float)
+    slope = float(np.polyfit(np.arange(len(window), dtype=float), lengths, 1)[0])
+    if slope >= 0:
+        return 0.0
+    return min(100.0, -slope * 0.4)
+
+
+def uncertainty(assistant_texts: Sequence[str]) -> float:
+    """Points for self-corrections (design §5.3, factor 5).
+
+    In the last 20 assistant messages, with fenced code removed, counts matches of
+    :data:`UNCERTAINTY_PHRASES` (design §5.2 phrase rule); 25 points a match, capped at
+    100.
+
+    Returns:
+        0–100 points.
+    """
+    hits = sum(
+        count_phrases(remove_code(text), UNCERTAINTY_PHRASES)
+        for text in assistant_texts[-UNCERTAINTY_WINDOW:]
+    )
+    return min(100.0, hits * 25.0)
+
+
+def _hedge_rate(texts: Sequence[str]) -> float:
+    """Hedge matches per 100 words, pooled over ``texts`` with code removed (0 if no words)."""
+    hedges = 0
+    total_words = 0
+    for text in texts:
+        prose = remove_code(text)
+        hedges += count_phrases(prose, HEDGE_PHRASES)
+        total_words += len(words(prose))
+    return hedges / total_words * 100 if total_words else 0.0
+
+
+def confidence_drift(assistant_texts: Sequence[str]) -> float:
+    """Points for hedging that grows over the session (design §5.3, factor 6).
+
+    With n ≥ 6 remembered assistant messages (else 0): the hedge rate (matches of
+    :data:`HEDGE_PHRASES` per 100 words, pooled, fenced code removed) of the last
+    ⌈n/3⌉ messages minus that of the first ⌈n/3⌉, times 20, clamped to 0–100.
+
+    Returns:
+        0–100 points.
+    """
+    n = len(assistant_texts)
+    if n < 6:
+        return 0.0
+    third = math.ceil(n / 3)
+    early = _hedge_rate(assistant_texts[:third])
+    late = _hedge_rate(assistant_texts[-third:])
+    return min(100.0, max(0.0, (late - early) * 20))

@@ -1,0 +1,89 @@
+"""Rendering a :class:`DriftReport` as the design §5.5 JSON object or text report.
+
+Factor values are rounded half up to one decimal here, for display only; the score was
+computed from the unrounded values.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from driftguard.model import FACTOR_NAMES
+from driftguard.scoring.composite import NOT_ENOUGH_MESSAGES, DriftReport
+from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE
+
+__all__ = ["BAR_CELLS", "bar", "display_round", "render_text", "to_json_dict"]
+
+BAR_CELLS = 10
+HANDOFF_LINE = "→ Call get_handoff() to carry this work into a fresh session."
+
+
+def display_round(value: float) -> float:
+    """``value`` rounded half up to one decimal (12.25 → 12.3), for display only."""
+    return float(Decimal(repr(value)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def bar(points: float) -> str:
+    """A 10-cell bar of ``█`` and ``░`` for 0–100 points, one cell per 10 points (half up)."""
+    filled = min(
+        BAR_CELLS, max(0, int(Decimal(repr(points / 10)).quantize(Decimal(1), ROUND_HALF_UP)))
+    )
+    return "█" * filled + "░" * (BAR_CELLS - filled)
+
+
+def to_json_dict(report: DriftReport) -> dict[str, Any]:
+    """The design §5.5 JSON object (field names are a contract other tools read)."""
+    session = report.session
+    return {
+        "score": report.score,
+        "state": report.state,
+        "factors": {
+            name: (None if (value := report.factors.get(name)) is None else display_round(value))
+            for name in FACTOR_NAMES
+        },
+        "weights": {name: report.weights.get(name, 0.0) for name in FACTOR_NAMES},
+        "messages": report.messages,
+        "handoff_suggested": report.handoff_suggested,
+        "recommendation": report.recommendation,
+        "session": {
+            "cli": session.cli,
+            "path": session.path,
+            "session_id": session.session_id,
+            "context_tokens": session.context_tokens,
+            "context_window": report.context_window,
+            "tokens_estimated": session.tokens_estimated,
+            "compactions": session.compactions,
+            "skipped_lines": session.skipped_lines,
+            "resolved_by": report.resolved_by,
+        },
+    }
+
+
+def _shown_factors(report: DriftReport) -> list[str]:
+    """Active factors with ≥ 10 points plus always the two highest, ranked by value."""
+    active = [name for name in FACTOR_NAMES if report.factors.get(name) is not None]
+    ranked = sorted(active, key=lambda name: -(report.factors[name] or 0.0))
+    return [
+        name
+        for index, name in enumerate(ranked)
+        if index < 2 or (report.factors[name] or 0.0) >= NOTABLE
+    ]
+
+
+def render_text(report: DriftReport) -> str:
+    """The design §5.5 text report: recommendation, factor bars, score line, handoff hint."""
+    lines = [report.recommendation]
+    if report.recommendation != NOT_ENOUGH_MESSAGES:
+        lines.append("")
+        width = max(len(label) for label in FACTOR_LABELS.values())
+        for name in _shown_factors(report):
+            value = report.factors[name] or 0.0
+            lines.append(
+                f"  {FACTOR_LABELS[name]:<{width}}  {bar(value)}  {display_round(value):5.1f}"
+            )
+        lines.append("")
+    lines.append(f"Score: {report.score}/100 · {report.messages} messages")
+    if report.handoff_suggested:
+        lines.append(HANDOFF_LINE)
+    return "\n".join(lines)

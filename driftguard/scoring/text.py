@@ -1,0 +1,49 @@
+"""Text conventions every factor shares (design.md §5.2), exact.
+
+- lower-case with :meth:`str.lower`; words are :meth:`str.split` tokens;
+- lengths are ``len(str)`` (code points);
+- "code removed": fenced blocks opened by three backticks or three tildes are deleted,
+  up to the next fence of the same kind or, when unclosed, to the end of the message;
+  inline code stays;
+- a phrase matches case-insensitively with ``(?<!\\w)`` before it, ``\\s+`` between its
+  words, and ``(?!\\w)`` after it when it ends in a letter or digit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+__all__ = ["count_phrases", "phrase_pattern", "remove_code", "word_trigrams", "words"]
+
+_FENCED_BLOCK = re.compile(r"(```|~~~).*?(?:\1|\Z)", re.DOTALL)
+
+
+def remove_code(text: str) -> str:
+    """``text`` with every fenced code block deleted (design §5.2)."""
+    return _FENCED_BLOCK.sub("", text)
+
+
+def words(text: str) -> list[str]:
+    """The lower-cased :meth:`str.split` tokens of ``text`` (design §5.2)."""
+    return text.lower().split()
+
+
+def word_trigrams(text: str) -> frozenset[tuple[str, str, str]]:
+    """The set of word trigrams (three consecutive :func:`words`) of ``text``, as is."""
+    tokens = words(text)
+    return frozenset(zip(tokens, tokens[1:], tokens[2:], strict=False))
+
+
+@lru_cache(maxsize=64)
+def phrase_pattern(phrase: str) -> re.Pattern[str]:
+    """The compiled matcher of ``phrase`` under the design §5.2 phrase rule."""
+    body = r"\s+".join(re.escape(part) for part in phrase.split())
+    tail = r"(?!\w)" if phrase[-1].isalnum() else ""
+    return re.compile(r"(?<!\w)" + body + tail, re.IGNORECASE)
+
+
+def count_phrases(text: str, phrases: Iterable[str]) -> int:
+    """Total non-overlapping matches of each phrase in ``text``, summed over the phrases."""
+    return sum(len(phrase_pattern(phrase).findall(text)) for phrase in phrases)
