@@ -65,8 +65,10 @@ class ParsedMessage:
         role: ``"user"`` (a prompt the person typed), ``"assistant"`` (one model response
             with text) or ``"tool"`` (tool results fed back to the model).
         content: the text only, blocks joined with ``"\\n"``; no thinking, no tool input.
-        token_count: prompt-side tokens (input + cache) of the request that produced this
-            message, from the file's real usage, or ``None`` where the file has none.
+        token_count: the context size in tokens of the request that produced this message,
+            measured as ``Session.context_tokens`` is (Claude input + cache tokens, Gemini
+            ``tokens.input``, Codex ``last_token_usage.total_tokens``), or ``None`` where the
+            file has no usage for it.
         timestamp: seconds since the epoch (UTC), or ``None``.
         tool_calls: the tool calls of this response (assistant) in file order.
         is_error: a tool result the CLI marked as an error (tool messages only).
@@ -92,7 +94,9 @@ class Session:
     Attributes:
         cli: which CLI wrote the file.
         path: the file's path as given.
-        session_id: the last session id the file names (``None`` when it names none).
+        session_id: the last session id the file names (``None`` when it names none);
+            for Codex the file's own thread id (its first ``session_meta``), since a forked
+            or subagent rollout names its parent's id after its own.
         cwd: the last working directory the file names, or ``None``.
         messages: what the model still remembers: the messages after the last compaction
             boundary, the compaction summary first (``is_summary=True``) when there is one.

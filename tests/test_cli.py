@@ -1,0 +1,245 @@
+"""`driftguard score`: arguments in, report out, exit codes and streams as design §10."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import corpus_file
+
+from driftguard.cli import main
+from driftguard.discovery import claude_project_dir_name
+
+
+def write_claude_session(path: Path, replies: list[str], *, cwd: str = "/home/dev/app") -> Path:
+    """A small synthetic Claude Code session: one prompt and one reply per item."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    parent = None
+    for index, reply in enumerate(replies):
+        prompt_uuid = f"00000000-0000-4000-8000-{index * 2:012d}"
+        reply_uuid = f"00000000-0000-4000-8000-{index * 2 + 1:012d}"
+        stamp = f"2026-11-30T10:{index:02d}:00.000Z"
+        envelope = {
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": cwd,
+            "sessionId": "11111111-2222-4333-8444-555555555555",
+            "version": "2.1.114",
+            "timestamp": stamp,
+        }
+        lines.append(
+            {
+                **envelope,
+                "type": "user",
+                "uuid": prompt_uuid,
+                "parentUuid": parent,
+                "message": {"role": "user", "content": f"step {index}: please continue"},
+            }
+        )
+        lines.append(
+            {
+                **envelope,
+                "type": "assistant",
+                "uuid": reply_uuid,
+                "parentUuid": prompt_uuid,
+                "requestId": f"req_{index:04d}",
+                "message": {
+                    "id": f"msg_{index:04d}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-5-20250929",
+                    "content": [{"type": "text", "text": reply}],
+                    "usage": {
+                        "input_tokens": 10,
+                        "cache_creation_input_tokens": 0,
+                        "cache_read_input_tokens": 1000 * (index + 1),
+                        "output_tokens": 50,
+                    },
+                },
+            }
+        )
+        parent = reply_uuid
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_score_prints_the_recommendation_first_and_the_score_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = write_claude_session(tmp_path / "s.jsonl", [f"reply {i} is here" for i in range(4)])
+    assert main(["score", str(session)]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[0].startswith("Carry on")
+    assert "Score: " in out
+    assert " · 8 messages" in out
+    assert lines[-1].startswith("Session: claude_code · ")
+    assert "4,010 of 200,000 tokens" in lines[-1]
+    assert err == ""
+
+
+def test_score_json_has_the_design_fields(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = write_claude_session(tmp_path / "s.jsonl", ["same words again here"] * 6)
+    assert main(["score", "--json", str(session)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["factors"]["repetition"] == 100.0
+    assert report["factors"]["goal_distance"] is None
+    assert report["weights"]["goal_distance"] == 0.0
+    assert report["session"]["resolved_by"] == "path"
+    assert report["session"]["context_tokens"] == 6010
+    assert report["handoff_suggested"] is True
+
+
+def test_goal_and_preset_flags_change_the_weights(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = write_claude_session(tmp_path / "s.jsonl", ["bananas are yellow"] * 3)
+    assert (
+        main(["score", "--json", "--preset", "strict", "--goal", "rate limits", str(session)]) == 0
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert report["factors"]["goal_distance"] == 100.0
+    assert all(w == pytest.approx(1 / 6) for w in report["weights"].values())
+
+
+def test_a_session_with_one_message_is_not_enough_to_score(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = tmp_path / "one.jsonl"
+    session.write_text(
+        json.dumps(
+            {
+                "type": "user",
+                "uuid": "u1",
+                "sessionId": "x",
+                "message": {"role": "user", "content": "hello"},
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    assert main(["score", str(session)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Not enough messages to score yet.")
+    assert "Score: 0/100 · 1 messages" in out
+
+
+def test_a_missing_path_exits_2_with_one_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "nope.jsonl"
+    assert main(["score", str(missing)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert str(missing) in err
+
+
+def test_a_file_of_no_known_format_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    odd = tmp_path / "notes.txt"
+    odd.write_text('{"hello": "world"}\n', encoding="utf-8")
+    assert main(["score", str(odd)]) == 2
+    assert "pass --cli" in capsys.readouterr().err
+
+
+def test_a_bad_project_config_exits_2_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = write_claude_session(tmp_path / "s.jsonl", ["one reply", "two reply"])
+    project = tmp_path / "proj"
+    project.mkdir()
+    config = project / ".driftcli"
+    config.write_text("{not json", encoding="utf-8")
+    assert main(["score", "--project", str(project), str(session)]) == 2
+    assert str(config) in capsys.readouterr().err
+    assert config.read_text(encoding="utf-8") == "{not json"
+
+
+def test_an_unknown_flag_value_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["score", "--cli", "cursor"])
+    assert exit_info.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_without_path_the_newest_session_of_the_current_project_is_scored(
+    tmp_path: Path,
+    isolated_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    project = tmp_path / "work" / "app"
+    project.mkdir(parents=True)
+    folder = isolated_home / ".claude" / "projects" / claude_project_dir_name(str(project))
+    write_claude_session(
+        folder / "aaaaaaaa-0000-4000-8000-000000000000.jsonl",
+        ["first reply here", "second reply here"],
+        cwd=str(project),
+    )
+    other = (
+        isolated_home / ".claude" / "projects" / claude_project_dir_name(str(tmp_path / "other"))
+    )
+    write_claude_session(
+        other / "bbbbbbbb-0000-4000-8000-000000000000.jsonl",
+        ["not this one", "nor this"],
+        cwd=str(tmp_path / "other"),
+    )
+    monkeypatch.chdir(project)
+    assert main(["score", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["session"]["resolved_by"] == "newest_in_project"
+    assert report["session"]["path"].startswith(str(folder))
+
+
+def test_without_any_session_the_error_says_where_it_looked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["score"]) == 2
+    err = capsys.readouterr().err
+    assert ".claude" in err
+    assert ".codex" in err
+
+
+def test_demo_scores_a_session_that_is_not_fresh(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", "--demo", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["state"] != "fresh"
+    assert report["messages"] >= 60
+    assert sum(1 for v in report["factors"].values() if v) >= 4
+    assert report["session"]["tokens_estimated"] is False
+
+
+def test_demo_and_path_together_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["score", "--demo", str(tmp_path / "x.jsonl")]) == 2
+    assert "either PATH or --demo" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("relative", "cli"),
+    [
+        ("claude_code/cc_v2.0.28_small_5ed31c36.jsonl", "claude_code"),
+        ("gemini/gemini_legacy-json_2026-03_vibecodingtracker.json", "gemini_cli"),
+        ("gemini/gemini_jsonl_2026-04_vibecodingtracker.jsonl", "gemini_cli"),
+        ("codex/codex_v0.39.0_vscode_vibecodingtracker.jsonl", "codex_cli"),
+        ("generated/codex/codex-long-24turns-compact.jsonl", "codex_cli"),
+        ("generated/gemini/gemini-long-24turns-compress.jsonl", "gemini_cli"),
+        ("generated/claude/claude-long-26turns-compact.jsonl", "claude_code"),
+    ],
+)
+def test_each_corpus_format_is_detected_and_scored(
+    relative: str, cli: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = corpus_file(relative)
+    assert main(["score", "--json", str(path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["session"]["cli"] == cli
+    assert 0 <= report["score"] <= 100

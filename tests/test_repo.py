@@ -1,0 +1,39 @@
+"""Guards against the docs and CI drifting from the code."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import REPO_ROOT
+
+from driftguard.cli import build_parser
+
+
+def _readme_commands() -> list[str]:
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    setup = readme.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.+?)\n```", setup)
+
+
+def test_readme_set_up_gives_the_run_command_and_the_test_command() -> None:
+    run_demo, run_tests = _readme_commands()
+    assert "driftguard score --demo" in run_demo
+    assert "pytest" in run_tests
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    _, run_tests = _readme_commands()
+    ci = (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert run_tests in ci.splitlines()
+
+
+def test_every_cli_command_and_flag_is_in_the_readme() -> None:
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if a.dest == "command")
+    for name, sub in subparsers.choices.items():
+        assert f"driftguard {name}" in readme
+        for action in sub._actions:
+            for flag in action.option_strings:
+                if flag not in ("-h", "--help"):
+                    assert flag in readme, f"{name} {flag} is not documented"

@@ -1,0 +1,100 @@
+"""The built wheel, installed in a clean virtual environment, is the whole product.
+
+Builds the wheel from this tree, installs it (runtime dependencies only, no dev tools) in
+a fresh venv, then imports every module, loads every preset and runs the console script
+the way a new user would.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import REPO_ROOT, corpus_file
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A clean venv with the freshly built wheel installed; returns its bin folder."""
+    work = tmp_path_factory.mktemp("wheel")
+    dist = work / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(REPO_ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = dist.glob("driftguard_mcp-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert not any(name.startswith(("adapters/", "presets/", "tests/")) for name in names), (
+        "the wheel must install only the driftguard package"
+    )
+    env_dir = work / "venv"
+    venv.create(env_dir, with_pip=True)
+    bin_dir = env_dir / "bin"
+    subprocess.run(
+        [str(bin_dir / "python"), "-m", "pip", "install", "--quiet", str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    return bin_dir
+
+
+def run(bin_dir: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(bin_dir / args[0]), *args[1:]], capture_output=True, text=True, cwd=cwd, check=False
+    )
+
+
+def test_the_installed_wheel_imports_every_module_and_loads_every_preset(
+    installed: Path, tmp_path: Path
+) -> None:
+    script = (
+        "import importlib, pkgutil, driftguard\n"
+        "from driftguard.presets import PRESET_NAMES, load_preset\n"
+        "mods = [m.name for m in pkgutil.walk_packages(driftguard.__path__, 'driftguard.')]\n"
+        "for m in mods: importlib.import_module(m)\n"
+        "presets = {n: sum(load_preset(n).weights.values()) for n in PRESET_NAMES}\n"
+        "print(sorted(mods)); print(presets)\n"
+    )
+    result = run(installed, "python", "-c", script, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    modules = result.stdout.splitlines()[0]
+    for expected in (
+        "driftguard.adapters.claude_code",
+        "driftguard.adapters.gemini_cli",
+        "driftguard.adapters.codex_cli",
+        "driftguard.scoring.factors",
+        "driftguard.discovery",
+        "driftguard.config",
+        "driftguard.cli",
+    ):
+        assert expected in modules
+    presets = result.stdout.splitlines()[1]
+    for name in ("coding", "research", "brainstorm", "strict"):
+        assert f"'{name}'" in presets
+
+
+def test_the_installed_console_script_scores_the_demo(installed: Path, tmp_path: Path) -> None:
+    result = run(installed, "driftguard", "score", "--demo", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Score: " in result.stdout
+    assert "/100" in result.stdout
+
+
+def test_the_installed_console_script_scores_a_corpus_file_as_json(
+    installed: Path, tmp_path: Path
+) -> None:
+    session = corpus_file("claude_code/cc_v1.0.98_ccviewer_1af7fc5e.jsonl")
+    result = run(installed, "driftguard", "score", "--json", str(session), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["session"]["cli"] == "claude_code"
+    assert report["session"]["path"] == str(session)
+    assert 0 <= report["score"] <= 100
