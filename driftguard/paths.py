@@ -1,0 +1,60 @@
+"""Where driftguard keeps its own state (design.md §2).
+
+``~/.driftcli/`` holds ``history/``, ``sessions/``, ``pointers/`` and ``cache/``;
+``DRIFTGUARD_HOME`` relocates all of it (tests set it) and puts the parse cache under it
+too. Otherwise large parse caches go to ``platformdirs.user_cache_dir("driftguard")``.
+``DRIFTGUARD_HOME`` does not move the global config ``~/.driftclirc``.
+
+Every function reads the environment and ``Path.home()`` at call time and creates nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+__all__ = [
+    "cache_dir",
+    "history_dir",
+    "parse_cache_dir",
+    "pointers_dir",
+    "sessions_dir",
+    "state_dir",
+]
+
+STATE_ENV = "DRIFTGUARD_HOME"
+
+
+def state_dir() -> Path:
+    """``$DRIFTGUARD_HOME`` when set and non-empty, else ``~/.driftcli``."""
+    override = os.environ.get(STATE_ENV, "").strip()
+    return Path(override).expanduser() if override else Path.home() / ".driftcli"
+
+
+def history_dir() -> Path:
+    """One JSONL file of score snapshots per session (design §7)."""
+    return state_dir() / "history"
+
+
+def sessions_dir() -> Path:
+    """Per-session state such as the stored goal (design §7)."""
+    return state_dir() / "sessions"
+
+
+def pointers_dir() -> Path:
+    """Hook-written pointers to each project's current transcript (design §6)."""
+    return state_dir() / "pointers"
+
+
+def cache_dir() -> Path:
+    """The status-line cache (design §2)."""
+    return state_dir() / "cache"
+
+
+def parse_cache_dir() -> Path:
+    """Large parse caches: under ``$DRIFTGUARD_HOME`` when set, else the user cache dir."""
+    if os.environ.get(STATE_ENV, "").strip():
+        return state_dir() / "parse-cache"
+    return Path(platformdirs.user_cache_dir("driftguard"))
