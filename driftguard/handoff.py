@@ -1,0 +1,500 @@
+"""The handoff: a prompt that makes the current model write ``handoff.md`` for a fresh
+session, pre-filled with facts read from the transcript (design.md §6 ``get_handoff``,
+issue #3 item 2).
+
+:func:`build_handoff` reads a parsed :class:`~driftguard.model.Session` and its
+:class:`~driftguard.scoring.DriftReport` and returns a :class:`Handoff`: the facts and
+the prompt. The facts, from what the model still remembers (``Session.messages``: what
+follows the last compaction, design §5.1):
+
+- **goal** — the first user message of the remembered conversation that is not the
+  compaction summary. Without a compaction that is the session's first request; after
+  one the first request is gone (only the summary remains), so the prompt says the
+  session was compacted and quotes a gated excerpt of the summary (≤ 600 characters).
+- **files modified** — ``ToolCall.target_path`` of file-writing tools, deduplicated in
+  first-seen order, shown relative to the session's cwd: Claude Code ``Write``, ``Edit``,
+  ``MultiEdit``, ``NotebookEdit``; Gemini CLI ``write_file``, ``replace``, ``edit``; Codex
+  ``apply_patch``, also when run through a shell tool (the adapter sets the target from
+  the patch's first ``*** … File:`` line; formats.md §C).
+- **commands** — ``ToolCall.command`` of shell tools (Claude ``Bash``, Gemini
+  ``run_shell_command``, Codex ``shell``/``exec_command``/``local_shell``), except
+  ``apply_patch`` bodies (file contents, not commands): the last 10 distinct ones, in
+  the order they were last run, whitespace collapsed, ≤ 160 characters each, without
+  Codex's ``bash -lc`` wrapper.
+- **last errors** — the last 3 tool results the CLI marked ``is_error``, one line each
+  (≤ 160 characters): the first line that reads like an error message (``…Error:``,
+  ``error:``, ``error[…]:``, ``fatal:``, ``failed:``, ``ERR!``) within the first 200 lines,
+  else the first non-blank line. Real tool errors often open with log noise (a
+  ``level=info`` line, a ``WARN`` banner, a bare file path), so the first line alone
+  rarely says what failed.
+- **score, state, factors** — from the report.
+
+Every excerpt (goal, summary, commands, error output, file paths, the session's cwd and
+path) passes :func:`driftguard.secrets.gate` *before* it is cut to length, so a cut can
+never leave half a secret unrecognised; excerpts the gate drops (credential-file
+contents) are counted and noted in the prompt. Nothing else of a tool result is ever
+copied: successful tool output and assistant text never reach the prompt. Markers are
+never cut in half.
+
+Pure functions, no I/O, no MCP imports.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from driftguard.model import CliName, ParsedMessage, Session, ToolCall
+from driftguard.scoring.composite import DriftReport, State
+from driftguard.scoring.report import display_round
+from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE
+from driftguard.secrets import MARKER_PATTERN, Redaction, gate
+
+__all__ = [
+    "COMMAND_LIMIT",
+    "EDIT_TOOLS",
+    "ERROR_LIMIT",
+    "GOAL_CHARS",
+    "LINE_CHARS",
+    "SECTIONS",
+    "SHELL_TOOLS",
+    "SUMMARY_CHARS",
+    "Handoff",
+    "build_handoff",
+]
+
+SECTIONS: tuple[str, ...] = (
+    "## What we accomplished",
+    "## Current state",
+    "## Files modified",
+    "## Open questions and next steps",
+    "## Context for next session",
+)
+"""The five section headings of ``handoff.md``, in order (design §6)."""
+
+EDIT_TOOLS = frozenset(
+    {
+        # Claude Code
+        "Write",
+        "Edit",
+        "MultiEdit",
+        "NotebookEdit",
+        # Gemini CLI
+        "write_file",
+        "replace",
+        "edit",
+        # Codex CLI
+        "apply_patch",
+    }
+)
+"""Tool names whose ``target_path`` is a file the session created or edited."""
+
+SHELL_TOOLS = frozenset({"Bash", "run_shell_command", "shell", "exec_command", "local_shell"})
+"""Tool names whose ``command`` is a shell command line (Claude, Gemini, Codex)."""
+
+COMMAND_LIMIT = 10
+"""Distinct commands listed, the most recently run ones."""
+ERROR_LIMIT = 3
+"""Failed tool results summarised, the latest ones."""
+FILE_LIMIT = 50
+"""Files listed before the rest are only counted."""
+LINE_CHARS = 160
+"""Characters kept of one command or error line."""
+GOAL_CHARS = 500
+"""Characters kept of the goal."""
+SUMMARY_CHARS = 600
+"""Characters kept of the compaction summary."""
+GATE_CHARS = 20_000
+"""Characters of one message passed to the gate. Only the first few hundred are ever
+shown, so a secret cut at this point lies far outside what is shown (and a private key
+block cut in half is dropped as incomplete)."""
+ERROR_SCAN_LINES = 200
+"""Lines of an error output searched for the line that reads like an error."""
+
+_PATCH_MARK = "*** Begin Patch"
+_ERROR_LINE = re.compile(
+    r"(?:error|exception)(?:\[[^\]\n]{0,80}\])?:|\b(?:fatal|failed|failure):|\bERR!",
+    re.IGNORECASE,
+)
+_WRAPPER_TAG = re.compile(r"</?tool_use_error>")
+_SHELL_WRAPPER = re.compile(r"^(?:/(?:usr/)?bin/)?(?:ba|z|da)?sh -l?c (?=\S)")
+"""Codex runs every command as ``bash -lc <script>``: the wrapper is dropped for display."""
+
+
+@dataclass(frozen=True, slots=True)
+class Handoff:
+    """The facts a handoff is pre-filled with, and the prompt that asks for ``handoff.md``.
+
+    Every text field has passed the secret gate; lengths are in characters.
+
+    Attributes:
+        prompt: the instructions for the current model: write ``handoff.md`` with the
+            five :data:`SECTIONS`, starting from the pre-filled draft it contains.
+        goal: the first request of the remembered conversation (≤ 500 characters,
+            whitespace collapsed), or ``None`` when there is none or it was withheld.
+        files_modified: files created or edited, first-seen order, relative to the
+            session's cwd where they lie under it.
+        commands: the last distinct shell commands, oldest first (≤ 10, ≤ 160 each).
+        last_errors: one-line summaries of the latest failed tool results, oldest first
+            (≤ 3, ≤ 160 each).
+        score: the drift score, 0–100 points.
+        state: the drift state.
+        factors: each factor's unrounded points by JSON name (``None`` when inactive).
+        handoff_suggested: whether the report suggested a handoff.
+        compactions: compaction boundaries in the session file.
+        compaction_summary: the compaction summary the conversation continues from
+            (≤ 600 characters), or ``None``.
+        withheld_excerpts: excerpts dropped whole as credential-file contents.
+        withheld_reasons: what each withheld excerpt looked like (``"a .env dump"`` …).
+        redactions: the secrets replaced in the excerpts shown.
+        cli: the CLI that wrote the session.
+        session_path: the session file.
+    """
+
+    prompt: str
+    goal: str | None
+    files_modified: tuple[str, ...]
+    commands: tuple[str, ...]
+    last_errors: tuple[str, ...]
+    score: int
+    state: State
+    factors: Mapping[str, float | None]
+    handoff_suggested: bool
+    compactions: int
+    compaction_summary: str | None
+    withheld_excerpts: int
+    withheld_reasons: tuple[str, ...]
+    redactions: tuple[Redaction, ...]
+    cli: CliName
+    session_path: str
+
+
+@dataclass(slots=True)
+class _Gate:
+    """Gates excerpts and keeps count of what was redacted or withheld."""
+
+    redactions: list[Redaction] = field(default_factory=list)
+    withheld: list[str] = field(default_factory=list)
+
+    def __call__(self, text: str) -> str | None:
+        result = gate(text[:GATE_CHARS])
+        if result.text is None:
+            self.withheld.append(result.dropped_reason or "credential-file contents")
+            return None
+        self.redactions.extend(result.redactions)
+        return result.text
+
+
+def build_handoff(session: Session, report: DriftReport) -> Handoff:
+    """The handoff of ``session``, scored as ``report``.
+
+    Args:
+        session: the parsed session (its remembered messages are read).
+        report: the session's drift report (score, state, factors).
+
+    Returns:
+        The :class:`Handoff`; every excerpt in it and in its prompt has passed the
+        secret gate. Never raises on odd content: an empty session gives a prompt with
+        placeholders only.
+    """
+    gated = _Gate()
+    goal_message = _first_request(session.messages)
+    goal = _excerpt(gated, goal_message.content, GOAL_CHARS) if goal_message else None
+    summary_message = next((m for m in session.messages if m.is_summary), None)
+    summary = _excerpt(gated, summary_message.content, SUMMARY_CHARS) if summary_message else None
+    # a response with tool calls only is a ``tool`` message holding its calls (model.py)
+    calls = [call for m in session.messages for call in m.tool_calls]
+    cwd = _gated_line(gated, session.cwd) if session.cwd else None
+    files = _files_modified(gated, calls, session.cwd)
+    commands = _commands(gated, calls)
+    errors = _last_errors(gated, session.messages, session.cwd)
+    path = _gated_line(gated, session.path) or "(withheld)"
+    facts = _Facts(
+        goal=goal,
+        summary=summary,
+        files=files,
+        commands=commands,
+        errors=errors,
+        cwd=cwd,
+        path=path,
+        cli=session.cli,
+        compactions=session.compactions,
+        report=report,
+        withheld=tuple(gated.withheld),
+        redacted=len(gated.redactions),
+    )
+    return Handoff(
+        prompt=_prompt(facts),
+        goal=goal,
+        files_modified=files,
+        commands=commands,
+        last_errors=errors,
+        score=report.score,
+        state=report.state,
+        factors=dict(report.factors),
+        handoff_suggested=report.handoff_suggested,
+        compactions=session.compactions,
+        compaction_summary=summary,
+        withheld_excerpts=len(gated.withheld),
+        withheld_reasons=tuple(gated.withheld),
+        redactions=tuple(gated.redactions),
+        cli=session.cli,
+        session_path=path,
+    )
+
+
+# --- facts -----------------------------------------------------------------------------
+
+
+def _first_request(messages: Iterable[ParsedMessage]) -> ParsedMessage | None:
+    """The first user message that is not the compaction summary and has text."""
+    return next(
+        (m for m in messages if m.role == "user" and not m.is_summary and m.content.strip()),
+        None,
+    )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with "…", never inside a redaction marker."""
+    if len(text) <= limit:
+        return text
+    cut = limit - 1
+    for found in MARKER_PATTERN.finditer(text, 0, limit + 64):
+        if found.start() < cut < found.end():
+            cut = found.start()
+            break
+    return text[:cut].rstrip() + "…"
+
+
+def _excerpt(gated: _Gate, text: str, limit: int) -> str | None:
+    """Gate ``text``, then collapse its whitespace and cut it to ``limit``."""
+    passed = gated(text)
+    if passed is None:
+        return None
+    return _clip(_one_line(passed), limit) or None
+
+
+def _gated_line(gated: _Gate, text: str) -> str | None:
+    passed = gated(text)
+    return _one_line(passed) if passed is not None else None
+
+
+def _is_patch(call: ToolCall) -> bool:
+    return call.command is not None and _PATCH_MARK in call.command
+
+
+def _relative(path: str, cwd: str | None) -> str:
+    """``path`` relative to ``cwd`` when it lies under it (plain string prefix; POSIX or
+    Windows separators), else unchanged."""
+    if cwd:
+        root = cwd.rstrip("/\\")
+        for sep in ("/", "\\"):
+            if root and path.startswith(root + sep) and len(path) > len(root) + 1:
+                return path[len(root) + 1 :]
+    return path
+
+
+def _files_modified(gated: _Gate, calls: list[ToolCall], cwd: str | None) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    raw_seen: set[str] = set()
+    for call in calls:
+        target = call.target_path
+        if not target or target in raw_seen:
+            continue
+        if call.name in EDIT_TOOLS or (call.name in SHELL_TOOLS and _is_patch(call)):
+            raw_seen.add(target)
+            shown = _gated_line(gated, _relative(target, cwd))
+            if shown:
+                seen.setdefault(shown)
+    return tuple(seen)
+
+
+def _commands(gated: _Gate, calls: list[ToolCall]) -> tuple[str, ...]:
+    """The last :data:`COMMAND_LIMIT` distinct commands, in the order last run."""
+    picked: dict[str, None] = {}
+    raw_seen: set[str] = set()
+    for call in reversed(calls):
+        if len(picked) >= COMMAND_LIMIT:
+            break
+        command = call.command
+        if call.name not in SHELL_TOOLS or not command or _is_patch(call):
+            continue
+        if command in raw_seen:
+            continue
+        raw_seen.add(command)
+        shown = _excerpt(gated, command, LINE_CHARS)
+        shown = _SHELL_WRAPPER.sub("", shown) if shown else None
+        if shown:
+            picked.setdefault(shown)
+    return tuple(reversed(picked))
+
+
+def _error_line(text: str, cwd: str | None) -> str:
+    """One line that says what failed (see the module doc), with the cwd prefix of
+    absolute paths dropped."""
+    if cwd and cwd.rstrip("/\\"):
+        root = cwd.rstrip("/\\")
+        text = text.replace(root + "/", "").replace(root + "\\", "")
+    lines = [line.strip() for line in _WRAPPER_TAG.sub("", text).splitlines()]
+    lines = [line for line in lines if line][:ERROR_SCAN_LINES]
+    if not lines:
+        return "(no error text)"
+    chosen = next((line for line in lines if _ERROR_LINE.search(line, 0, 1000)), lines[0])
+    return _clip(_one_line(chosen), LINE_CHARS)
+
+
+def _last_errors(
+    gated: _Gate, messages: tuple[ParsedMessage, ...], cwd: str | None
+) -> tuple[str, ...]:
+    failed = [m for m in messages if m.role == "tool" and m.is_error][-ERROR_LIMIT:]
+    lines: list[str] = []
+    for message in failed:
+        passed = gated(message.content)
+        if passed is not None:
+            lines.append(_error_line(passed, cwd))
+    return tuple(lines)
+
+
+# --- prompt ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    goal: str | None
+    summary: str | None
+    files: tuple[str, ...]
+    commands: tuple[str, ...]
+    errors: tuple[str, ...]
+    cwd: str | None
+    path: str
+    cli: CliName
+    compactions: int
+    report: DriftReport
+    withheld: tuple[str, ...]
+    redacted: int
+
+
+def _code(text: str) -> str:
+    """``text`` as a Markdown code span (CommonMark §6.1: a fence of backticks longer
+    than any run inside, padded when the text starts or ends with one)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def _factor_summary(report: DriftReport) -> str:
+    notable = [
+        f"{FACTOR_LABELS[name]} {display_round(value):.1f}"
+        for name, value in report.factors.items()
+        if value is not None and value >= NOTABLE
+    ]
+    return ", ".join(notable) if notable else "no factor at 10 points or more"
+
+
+def _withheld_note(reasons: tuple[str, ...]) -> str:
+    kinds = ", ".join(dict.fromkeys(reasons))
+    count = _plural(len(reasons), "excerpt", "excerpts")
+    verb = "it" if len(reasons) == 1 else "they"
+    return f"{count} withheld: {verb} looked like credential-file contents ({kinds})."
+
+
+def _draft(facts: _Facts) -> list[str]:
+    report = facts.report
+    compacted = facts.compactions > 0
+    lines = [SECTIONS[0]]
+    if facts.goal is None:
+        lines.append("- Goal: <the request this session set out to do>")
+    elif compacted:
+        lines.append(f"- First request after the last compaction: “{facts.goal}”")
+        lines.append("- Overall goal: <from the compaction summary and your memory>")
+    else:
+        lines.append(f"- Goal (the session's first request): “{facts.goal}”")
+    lines.append("- <what was done and verified, one line each>")
+
+    lines += ["", SECTIONS[1]]
+    lines.append(
+        f"- Drift of the previous session: {report.score}/100 ({report.state}); "
+        f"{_factor_summary(report)}."
+    )
+    if facts.errors:
+        lines.append("- Last errors it hit (say whether each is resolved):")
+        lines += [f"  - {_code(error)}" for error in facts.errors]
+    else:
+        lines.append("- No failed tool calls in the remembered transcript.")
+    lines.append("- <what works now; what is half-done or broken>")
+
+    lines += ["", SECTIONS[2]]
+    shown = facts.files[:FILE_LIMIT]
+    lines += [f"- {_code(path)} — <what changed>" for path in shown]
+    if len(facts.files) > FILE_LIMIT:
+        lines.append(f"- … and {len(facts.files) - FILE_LIMIT} more")
+    if not shown:
+        lines.append("- <none found in the transcript; list any file you created or changed>")
+
+    lines += ["", SECTIONS[3]]
+    lines.append("- <decisions still open and questions for the user>")
+    lines.append("- <the next concrete step>")
+
+    lines += ["", SECTIONS[4]]
+    if facts.commands:
+        lines.append("- Commands run, most recent last:")
+        lines += [f"  - {_code(command)}" for command in facts.commands]
+    where = f" in {_code(facts.cwd)}" if facts.cwd else ""
+    lines.append(f"- Previous session: {facts.cli} transcript {_code(facts.path)}{where}.")
+    if compacted:
+        times = _plural(facts.compactions, "time", "times")
+        lines.append(f"- That session was compacted {times}; earlier work is in its summary.")
+    if facts.summary:
+        lines.append(f"- Compaction summary (excerpt): “{facts.summary}”")
+    lines.append("- <conventions, gotchas, where to look first>")
+    return lines
+
+
+def _prompt(facts: _Facts) -> str:
+    target = f" in {_code(facts.cwd)}" if facts.cwd else " in the project's root directory"
+    intro = [
+        f"Write a file named `handoff.md`{target} so that a fresh session can take over "
+        "this work without this session's history.",
+        "",
+        "Start from the draft below. driftguard pre-filled it with facts read from this "
+        "session's transcript; they are incomplete and may be out of date. Verify and "
+        "complete them from your own memory of this session: correct what is wrong, "
+        "replace every <placeholder>, and delete lines that do not apply. Keep exactly "
+        "the five `##` sections of the draft, with the same headings, in the same order, "
+        "and no others. Keep it short: bullet points, one page at most.",
+        "",
+        "Do NOT copy secrets into handoff.md: no API keys, tokens, passwords, private "
+        "keys, credentials, connection strings with passwords, or .env contents. Say "
+        "where a secret lives instead (for example “the key in .env”). Text shown as "
+        "[REDACTED:…] was removed by driftguard's secret gate: leave it out.",
+    ]
+    if facts.compactions > 0:
+        intro += [
+            "",
+            "This session was compacted "
+            f"{_plural(facts.compactions, 'time', 'times')}: its first request and the "
+            "work before the last compaction are no longer in the transcript's remembered "
+            "part; they are summarised in the compaction summary (excerpt in the last "
+            "section). Use that summary and your memory for “What we accomplished”.",
+        ]
+    notes: list[str] = []
+    if facts.redacted:
+        notes.append(
+            f"{_plural(facts.redacted, 'secret was', 'secrets were')} redacted from the facts."
+        )
+    if facts.withheld:
+        notes.append(_withheld_note(facts.withheld))
+    if notes:
+        intro += ["", "Note: " + " ".join(notes)]
+    draft = _draft(facts)
+    return "\n".join([*intro, "", "Draft of handoff.md:", "", "~~~markdown", *draft, "~~~", ""])

@@ -1,0 +1,394 @@
+"""The secret gate (issue #3 item 2): each rule's positives and near misses, markers and
+digests, whole-excerpt drops, idempotence, and a property over random prose.
+
+Every secret here is synthetic: built at run time from a seeded generator, so the file
+holds no key-shaped literal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import string
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from driftguard.secrets import (
+    RULE_IDS,
+    GatedText,
+    Redaction,
+    gate,
+    is_high_entropy,
+    marker,
+    shannon_entropy,
+)
+
+ALNUM = string.ascii_letters + string.digits
+UPPER_ALNUM = string.ascii_uppercase + string.digits
+URLSAFE = ALNUM + "_-"
+B64 = ALNUM + "+/"
+
+
+def fake(alphabet: str, length: int, seed: int) -> str:
+    """A deterministic random string (stands in for a real secret's body)."""
+    rng = random.Random(seed)
+    return "".join(rng.choice(alphabet) for _ in range(length))
+
+
+def sha8(span: str) -> str:
+    return hashlib.sha256(span.encode("utf-8")).hexdigest()[:8]
+
+
+def pem(label: str, seed: int, lines: int = 4) -> str:
+    body = "\n".join(fake(B64, 64, seed + i) for i in range(lines))
+    return f"-----BEGIN {label}-----\n{body}\n-----END {label}-----"
+
+
+AWS_KEY = "AKIA" + fake(UPPER_ALNUM, 16, 1)
+AWS_TEMP_KEY = "ASIA" + fake(UPPER_ALNUM, 16, 2)
+GITHUB_PAT = "ghp_" + fake(ALNUM, 36, 3)
+GITHUB_APP = "ghs_" + fake(ALNUM, 36, 4)
+GITHUB_FINE = "github_pat_" + fake(ALNUM, 22, 5) + "_" + fake(ALNUM, 59, 6)
+ANTHROPIC = "sk-ant-api03-" + fake(URLSAFE, 93, 7) + "AA"
+OPENAI_PROJECT = "sk-proj-" + fake(URLSAFE, 40, 8) + "T3BlbkFJ" + fake(URLSAFE, 40, 9)
+OPENAI_LEGACY = "sk-" + fake(ALNUM, 20, 10) + "T3BlbkFJ" + fake(ALNUM, 20, 11)
+SLACK_BOT = "xoxb-" + fake(string.digits, 12, 12) + "-" + fake(string.digits, 13, 13) + "-"
+SLACK_BOT += fake(ALNUM, 24, 14)
+GOOGLE = "AIza" + fake(URLSAFE, 35, 15)
+JWT = "eyJ" + fake(URLSAFE, 30, 16) + ".eyJ" + fake(URLSAFE, 60, 17) + "." + fake(URLSAFE, 43, 18)
+BEARER = fake(ALNUM, 40, 19)
+URL_PASSWORD = fake(ALNUM, 12, 20) + "!%"
+ENTROPY_VALUE = fake(B64, 40, 21)
+RSA_KEY = pem("RSA PRIVATE KEY", 30)
+OPENSSH_KEY = pem("OPENSSH PRIVATE KEY", 40)
+
+# (rule, text, the secret span the rule replaces)
+POSITIVES: list[tuple[str, str, str]] = [
+    ("private-key", f"here is the key:\n{RSA_KEY}\nplease load it", RSA_KEY),
+    ("private-key", f"deploy key follows {OPENSSH_KEY} end", OPENSSH_KEY),
+    ("aws-access-key", f"the bucket is read with {AWS_KEY} today", AWS_KEY),
+    ("aws-access-key", f"AWS_ACCESS_KEY_ID={AWS_TEMP_KEY}", AWS_TEMP_KEY),
+    ("github-token", f"git push with {GITHUB_PAT}", GITHUB_PAT),
+    ("github-token", f'"token": "{GITHUB_APP}"', GITHUB_APP),
+    ("github-token", f"export GH_TOKEN={GITHUB_FINE}", GITHUB_FINE),
+    ("anthropic-key", f"ANTHROPIC_API_KEY={ANTHROPIC}", ANTHROPIC),
+    ("openai-key", f"client = OpenAI(api_key='{OPENAI_PROJECT}')", OPENAI_PROJECT),
+    ("openai-key", f"old key {OPENAI_LEGACY} was revoked", OPENAI_LEGACY),
+    ("slack-token", f"post with {SLACK_BOT} to #general", SLACK_BOT),
+    ("google-api-key", f"maps key {GOOGLE} in the config", GOOGLE),
+    ("jwt", f"session cookie {JWT} expired", JWT),
+    ("jwt", f"Authorization: Bearer {JWT}", JWT),
+    ("bearer-token", f"curl -H 'Authorization: Bearer {BEARER}' https://api", BEARER),
+    ("bearer-token", f'{{"authorization": "Basic {BEARER}=="}}', BEARER + "=="),
+    (
+        "url-credentials",
+        f"DATABASE_URL is postgres://app:{URL_PASSWORD}@db.internal:5432/app",
+        URL_PASSWORD,
+    ),
+    ("url-credentials", f"redis://:{URL_PASSWORD}@cache:6379/0", URL_PASSWORD),
+    ("url-credentials", "git remote https://ci:pa@ss@git.internal/r.git", "pa@ss"),
+    ("entropy-assignment", f"aws_secret_access_key = {ENTROPY_VALUE}", ENTROPY_VALUE),
+    ("entropy-assignment", f'{{"client_secret": "{ENTROPY_VALUE}"}}', ENTROPY_VALUE),
+    ("entropy-assignment", f"db_password: {ENTROPY_VALUE}", ENTROPY_VALUE),
+    ("entropy-assignment", f"deploy --api-key {ENTROPY_VALUE} --yes", ENTROPY_VALUE),
+    ("entropy-assignment", f"gh auth --token '{ENTROPY_VALUE}'", ENTROPY_VALUE),
+    ("entropy-assignment", f"mysql -u root --password {ENTROPY_VALUE}", ENTROPY_VALUE),
+]
+
+SHA256_OF_EMPTY = hashlib.sha256(b"").hexdigest()
+GIT_COMMIT = "4b5a9b8c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a"
+UUID = "123e4567-e89b-42d3-a456-426614174000"
+SSH_PUBLIC = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + fake(B64, 43, 50) + " dev@laptop"
+SSH_PUBLIC_RSA = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABgQ" + fake(B64, 300, 51) + " dev@laptop"
+PNG_PREFIX = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+
+# (rule it nearly matches, text that must pass unchanged)
+NEAR_MISSES: list[tuple[str, str]] = [
+    ("private-key", pem("PUBLIC KEY", 60)),
+    ("private-key", pem("CERTIFICATE", 61)),
+    ("aws-access-key", "AKIA is the prefix of an access key id; AKIA1234 is too short"),
+    ("aws-access-key", f"the role AROA{fake(UPPER_ALNUM, 16, 62)} is an id, not a key"),
+    ("github-token", "ghp_short and ghx_" + fake(ALNUM, 36, 63)),
+    ("github-token", f"commit {GIT_COMMIT} fixed it"),
+    ("anthropic-key", "the sk-ant- prefix marks Anthropic keys"),
+    ("openai-key", "we use sk-learn-compatible-estimators-everywhere in this task-based-flow"),
+    ("slack-token", "xoxo-gossip-girl-fans-unite and xoxb-"),
+    ("google-api-key", "AIza alone, or AIzaShort"),
+    ("jwt", "eyJhbGciOiJIUzI1NiJ9 is only a header"),
+    ("jwt", PNG_PREFIX),
+    ("bearer-token", 'curl -H "Authorization: Bearer $GITHUB_TOKEN" https://api'),
+    ("bearer-token", "send an Authorization: Bearer header with <token>"),
+    ("url-credentials", "clone https://github.com/example-org/repo and http://localhost:8080/a"),
+    ("url-credentials", "git@github.com:example-org/repo.git and https://user@host/x"),
+    ("url-credentials", "postgres://app:${DB_PASSWORD}@db/app and https://u:***@h/"),
+    ("entropy-assignment", f"request_id = {UUID}"),
+    ("entropy-assignment", f"cache_key = {SHA256_OF_EMPTY}"),
+    ("entropy-assignment", "tokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')"),
+    ("entropy-assignment", "max_tokens=4096, the tokenizer splits words into tokens"),
+    ("entropy-assignment", "password = 'correct horse battery staple'"),
+    ("entropy-assignment", f"the secret {ENTROPY_VALUE} was mentioned, not assigned"),
+    ("entropy-assignment", "primary_key = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+    ("entropy-assignment", SSH_PUBLIC),
+    ("entropy-assignment", SSH_PUBLIC_RSA),
+    ("entropy-assignment", "Plain prose: we refactored the parser and the tests pass."),
+]
+
+
+def test_rule_ids_are_the_eleven_documented_ones_in_priority_order() -> None:
+    assert RULE_IDS == (
+        "private-key",
+        "aws-access-key",
+        "github-token",
+        "anthropic-key",
+        "openai-key",
+        "slack-token",
+        "google-api-key",
+        "jwt",
+        "bearer-token",
+        "url-credentials",
+        "entropy-assignment",
+    )
+
+
+def test_every_rule_has_a_positive_and_a_near_miss() -> None:
+    assert {rule for rule, _, _ in POSITIVES} == set(RULE_IDS)
+    assert {rule for rule, _ in NEAR_MISSES} == set(RULE_IDS)
+
+
+@pytest.mark.parametrize(("rule", "text", "span"), POSITIVES)
+def test_a_secret_is_replaced_by_its_rule_and_the_sha256_of_its_span(
+    rule: str, text: str, span: str
+) -> None:
+    digest = hashlib.sha256(span.encode("utf-8")).hexdigest()[:8]
+    result = gate(text)
+    assert result.text == text.replace(span, f"[REDACTED:{rule}:{digest}]")
+    assert result.redactions == (Redaction(rule=rule, digest=digest),)
+    assert result.dropped_reason is None
+    assert span not in (result.text or "")
+
+
+@pytest.mark.parametrize(("rule", "text"), NEAR_MISSES)
+def test_a_near_miss_passes_unchanged(rule: str, text: str) -> None:
+    assert gate(text) == GatedText(text=text), f"{rule} fired on a near miss"
+
+
+def test_only_the_value_is_replaced_so_names_users_and_hosts_stay_readable() -> None:
+    text = f"DB_PASSWORD={ENTROPY_VALUE} psql postgres://app:{URL_PASSWORD}@db.internal/app"
+    result = gate(text).text or ""
+    assert result.startswith("DB_PASSWORD=[REDACTED:entropy-assignment:")
+    assert "postgres://app:[REDACTED:url-credentials:" in result
+    assert result.endswith("]@db.internal/app")
+
+
+def test_a_specific_rule_names_a_span_a_generic_rule_also_finds() -> None:
+    text = f"https://x-access-token:{GITHUB_PAT}@github.com/o/r.git"
+    assert gate(text).redactions == (Redaction("github-token", sha8(GITHUB_PAT)),)
+
+
+def test_overlapping_spans_merge_so_no_tail_of_a_secret_survives() -> None:
+    # the assignment's value starts with a JWT and runs on past it: one merged span
+    value = JWT.replace(".", "") + fake(B64, 10, 70)
+    text = f"session_token={value}"
+    result = gate(text)
+    assert result.text == f"session_token={marker('entropy-assignment', value)}"
+
+
+def test_two_mentions_of_one_secret_get_the_same_marker() -> None:
+    text = f"first {AWS_KEY} then again {AWS_KEY}, and {AWS_TEMP_KEY}"
+    result = gate(text)
+    assert result.text is not None
+    assert result.text.count(marker("aws-access-key", AWS_KEY)) == 2
+    assert [r.digest for r in result.redactions] == [
+        sha8(AWS_KEY),
+        sha8(AWS_KEY),
+        sha8(AWS_TEMP_KEY),
+    ]
+
+
+def test_marker_is_rule_and_first_8_hex_of_the_sha256() -> None:
+    assert marker("jwt", "abc") == f"[REDACTED:jwt:{hashlib.sha256(b'abc').hexdigest()[:8]}]"
+
+
+DOTENV = (
+    "# local settings\n"
+    "DEBUG=true\n"
+    f"OPENAI_API_KEY={OPENAI_PROJECT}\n"
+    "DATABASE_PASSWORD=hunter2\n"
+    "export SESSION_SECRET=changeme\n"
+)
+AWS_CREDENTIALS = (
+    f"[default]\naws_access_key_id = {AWS_KEY}\naws_secret_access_key = {ENTROPY_VALUE}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (DOTENV, "a .env dump"),
+        ("API_TOKEN=abc\nDB_PASSWORD=short\n", "a .env dump"),
+        (f"\n{RSA_KEY}\n", "a private key file"),
+        (OPENSSH_KEY, "a private key file"),
+        (AWS_CREDENTIALS, "an AWS credentials file"),
+        (RSA_KEY.rsplit("-----END", 1)[0], "an incomplete private key block"),
+        ("truncated output…\n" + RSA_KEY.split("\n", 2)[2], "an incomplete private key block"),
+    ],
+)
+def test_credential_file_contents_are_dropped_whole(text: str, reason: str) -> None:
+    result = gate(text)
+    assert result == GatedText(text=None, dropped_reason=reason)
+    assert result.dropped
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DEBUG=true\nPORT=8080\nAPI_KEY=x\n",  # one secret-ish line is not a dump
+        'api_key = os.environ["API_KEY"]\nsecret = load_secret()\n',  # code, not dotenv
+        "[tool.ruff]\nline-length = 100\n",  # a section but no AWS secret line
+        "aws_secret_access_key is the name of the second line of ~/.aws/credentials",
+        pem("PUBLIC KEY", 80),
+    ],
+)
+def test_near_misses_of_credential_files_are_not_dropped(text: str) -> None:
+    assert gate(text).text is not None
+
+
+@pytest.mark.parametrize(
+    "text", [text for _, text, _ in POSITIVES] + [f"OPENAI_API_KEY={OPENAI_PROJECT}\nDEBUG=1\n"]
+)
+def test_gating_gated_text_changes_nothing(text: str) -> None:
+    once = gate(text)
+    assert once.text is not None
+    twice = gate(once.text)
+    assert twice == GatedText(text=once.text)
+
+
+def test_text_inside_an_existing_marker_is_never_redacted_again() -> None:
+    text = f"postgres://app:{marker('url-credentials', 'x')}@db/app"
+    assert gate(text) == GatedText(text=text)
+
+
+@pytest.mark.parametrize(
+    ("value", "bits"),
+    [("", 0.0), ("aaaa", 0.0), ("ab", 1.0), ("abcd", 2.0), ("aabb", 1.0)],
+)
+def test_shannon_entropy_is_bits_per_character(value: str, bits: float) -> None:
+    assert shannon_entropy(value) == pytest.approx(bits)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (ENTROPY_VALUE, True),
+        (ENTROPY_VALUE[:23], False),  # too short
+        (UUID, False),
+        (GIT_COMMIT, False),  # pure hex
+        (SHA256_OF_EMPTY, False),
+        ("abcabcabcabcabcabcabcabcabcabc", False),  # low entropy
+        (ENTROPY_VALUE + "!", False),  # outside the alphabet
+    ],
+)
+def test_high_entropy_means_long_varied_and_neither_uuid_nor_hex(
+    value: str, expected: bool
+) -> None:
+    assert is_high_entropy(value) is expected
+
+
+# --- property: random prose with secrets inserted between words ------------------------
+
+
+def _body(alphabet: str, size: int) -> st.SearchStrategy[str]:
+    return st.text(alphabet=alphabet, min_size=size, max_size=size)
+
+
+def _entropy_value() -> st.SearchStrategy[str]:
+    return st.text(alphabet=B64, min_size=28, max_size=48).filter(is_high_entropy)
+
+
+# each strategy gives (text to insert, the secret that must not survive)
+SECRET_CONTEXTS: list[st.SearchStrategy[tuple[str, str]]] = [
+    st.builds(
+        lambda prefix, body: (prefix + body, prefix + body),
+        st.sampled_from(["AKIA", "ASIA"]),
+        _body(UPPER_ALNUM, 16),
+    ),
+    st.builds(
+        lambda prefix, body: (prefix + body, prefix + body),
+        st.sampled_from(["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]),
+        _body(ALNUM, 36),
+    ),
+    _body(ALNUM + "_", 82).map(lambda body: ("github_pat_" + body, "github_pat_" + body)),
+    _body(URLSAFE, 93).map(lambda body: ("sk-ant-api03-" + body, "sk-ant-api03-" + body)),
+    st.builds(
+        lambda a, b: (f"sk-proj-{a}T3BlbkFJ{b}", f"sk-proj-{a}T3BlbkFJ{b}"),
+        _body(URLSAFE, 20),
+        _body(URLSAFE, 20),
+    ),
+    st.builds(
+        lambda kind, a, b: (f"xox{kind}-{a}-{b}", f"xox{kind}-{a}-{b}"),
+        st.sampled_from("bpas"),
+        _body(string.digits, 12),
+        _body(ALNUM, 24),
+    ),
+    _body(URLSAFE, 35).map(lambda body: ("AIza" + body, "AIza" + body)),
+    st.builds(
+        lambda h, p, s: (f"eyJ{h}.eyJ{p}.{s}", f"eyJ{h}.eyJ{p}.{s}"),
+        _body(URLSAFE, 12),
+        _body(URLSAFE, 30),
+        _body(URLSAFE, 43),
+    ),
+    _body(ALNUM, 32).map(lambda tok: (f"Authorization: Bearer {tok}", tok)),
+    # a password of only "x" or "*" is a placeholder by the gate's rule, not a secret
+    _body(ALNUM, 16)
+    .filter(lambda pw: pw.strip("x") != "")
+    .map(lambda pw: (f"postgres://svc:{pw}@db.example.com/app", pw)),
+    st.builds(
+        lambda form, v: (form.format(v), v),
+        st.sampled_from(
+            [
+                "API_SECRET={}",
+                "export SERVICE_TOKEN='{}'",
+                '{{"client_secret": "{}"}}',
+                "db_password: {}",
+                "signing_key := {}",
+                "--token {}",
+                "--api-key={}",
+                "-password {}",
+            ]
+        ),
+        _entropy_value(),
+    ),
+    # a complete private key block; its first base64 line must not survive
+    st.integers(0, 1000).map(lambda seed: (pem("EC PRIVATE KEY", seed), fake(B64, 64, seed))),
+]
+
+WORDS = st.text(alphabet=string.ascii_letters + string.digits + ".,;!?'()", min_size=1, max_size=10)
+SEPARATORS = st.sampled_from([" ", "\n", "\t", ", ", " (", '"', " ' "])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    words=st.lists(WORDS, max_size=30),
+    inserts=st.lists(
+        st.tuples(st.one_of(SECRET_CONTEXTS), st.integers(0, 30), SEPARATORS, SEPARATORS),
+        min_size=1,
+        max_size=4,
+    ),
+)
+def test_gated_prose_never_contains_a_secret_inserted_between_its_words(
+    words: list[str], inserts: list[tuple[tuple[str, str], int, str, str]]
+) -> None:
+    pieces = [f" {word}" for word in words]
+    secrets: list[str] = []
+    for (context, secret), position, before, after in inserts:
+        pieces.insert(min(position, len(pieces)), f"{before}{context}{after}")
+        secrets.append(secret)
+    text = "".join(pieces)
+    result = gate(text)
+    if result.text is None:
+        return  # dropped whole: nothing of it is shown
+    for secret in secrets:
+        assert secret not in result.text
+    assert gate(result.text) == GatedText(text=result.text)
