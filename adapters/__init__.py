@@ -13,14 +13,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from driftguard.adapters import claude_code, codex_cli, gemini_cli
 from driftguard.adapters._common import iter_lines, load_record, open_session_file
 from driftguard.errors import SessionFormatError, UnknownNameError
 from driftguard.model import CLI_NAMES, CliName, Session
 
-__all__ = ["ADAPTERS", "detect_cli", "get_parser", "parse_session"]
+__all__ = ["ADAPTERS", "detect_cli", "get_parser", "parse_session", "resolve_cli"]
 
 Parser = Callable[[Path], Session]
 
@@ -142,6 +142,30 @@ def detect_cli(path: Path) -> CliName:
     )
 
 
+def resolve_cli(path: Path, cli: str | None) -> CliName:
+    """The CLI to read ``path`` as: detected when ``cli`` is ``None``; when given, checked
+    against the content.
+
+    Raises:
+        SessionFormatError: nothing tells which CLI wrote the file (``cli`` not given),
+            or the content is plainly another CLI's than ``cli``.
+        UnknownNameError: ``cli`` is not a supported CLI name.
+    """
+    if cli is None:
+        return detect_cli(path)
+    get_parser(cli)
+    try:
+        detected: CliName | None = detect_cli(path)
+    except SessionFormatError:
+        detected = None  # empty or unrecognisable: the caller's word decides
+    if detected is not None and detected != cli:
+        raise SessionFormatError(
+            f"{path} looks like a {detected} session, not {cli}; "
+            f"drop --cli or pass --cli {detected}"
+        )
+    return detected if detected is not None else cast(CliName, cli)
+
+
 def parse_session(path: Path, cli: str | None = None) -> Session:
     """Parse one session file into a :class:`Session`.
 
@@ -150,12 +174,11 @@ def parse_session(path: Path, cli: str | None = None) -> Session:
         cli: the CLI that wrote it; detected from the content when ``None``.
 
     Raises:
-        SessionFormatError: the path is missing, a directory, unreadable, or of no
-            supported format.
+        SessionFormatError: the path is missing, a directory, unreadable, of no
+            supported format, or its content is plainly another CLI's than ``cli``.
         UnknownNameError: ``cli`` is not a supported CLI name.
     """
     if not path.is_file():
         what = "a directory, not a session file" if path.is_dir() else "not found"
         raise SessionFormatError(f"{path}: {what}")
-    parser = get_parser(cli) if cli is not None else ADAPTERS[detect_cli(path)]
-    return parser(path)
+    return ADAPTERS[resolve_cli(path, cli)](path)

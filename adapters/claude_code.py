@@ -243,13 +243,22 @@ class _Response:
     tool_calls: list[ToolCall] = field(default_factory=list)
     context: int = 0
     model: str | None = None
+    # The message last built by to_message(), valid while ``built`` is set: whoever changes
+    # the fields above clears ``built``. Rebuilding only changed responses keeps session()
+    # cheap on a long file and hands the same ParsedMessage (and content str) objects to
+    # every snapshot, so per-text caches downstream hit by identity.
+    built: bool = False
+    message: ParsedMessage | None = None
 
     def to_message(self) -> ParsedMessage | None:
         """The response as a message: ``assistant`` with text, ``tool`` (content ``""``)
         with tool calls only, ``None`` with neither (thinking only)."""
+        if self.built:
+            return self.message
         token_count = self.context or None
+        message: ParsedMessage | None = None
         if self.texts:
-            return ParsedMessage(
+            message = ParsedMessage(
                 role="assistant",
                 content="\n".join(self.texts),
                 token_count=token_count,
@@ -257,15 +266,17 @@ class _Response:
                 tool_calls=tuple(self.tool_calls),
                 model=self.model,
             )
-        if self.tool_calls:
-            return ParsedMessage(
+        elif self.tool_calls:
+            message = ParsedMessage(
                 role="tool",
                 content="",
                 token_count=token_count,
                 timestamp=self.timestamp,
                 tool_calls=tuple(self.tool_calls),
             )
-        return None
+        self.message = message
+        self.built = True
+        return message
 
 
 @dataclass(slots=True)
@@ -519,6 +530,7 @@ class ClaudeCodeParser:
         response = conversation.response_for(
             message_id or None, request_id or None, parse_timestamp(record.get("timestamp"))
         )
+        response.built = False  # this line may change it: rebuild its message on demand
         content = message.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -75,6 +76,10 @@ HEDGE_PHRASES: tuple[str, ...] = (
 REPETITION_WINDOW = 10
 LENGTH_WINDOW = 15
 UNCERTAINTY_WINDOW = 20
+FEATURE_CACHE_SIZE = 16_384
+"""Messages whose per-text features are memoised, least recently used first out: about
+100 bytes each plus the text itself, which the cached session usually holds anyway
+(a 45 MB Claude session remembers ~4 700 assistant messages)."""
 
 
 def context_saturation(context_tokens: int, context_window: int) -> float:
@@ -163,14 +168,27 @@ def uncertainty(assistant_texts: Sequence[str]) -> float:
     return min(100.0, hits * 25.0)
 
 
+@lru_cache(maxsize=FEATURE_CACHE_SIZE)
+def _hedge_features(text: str) -> tuple[int, int]:
+    """``(hedge matches, words)`` of one message with fenced code removed (factor 6).
+
+    Memoised by text: :func:`confidence_drift` reads every remembered assistant message on
+    every call, and a session re-scored as it grows repeats all but the newest ones (the
+    incremental parser hands back the same ``str`` objects, whose hash is cached, so a hit
+    costs one dictionary lookup).
+    """
+    prose = remove_code(text)
+    return count_phrases(prose, HEDGE_PHRASES), len(words(prose))
+
+
 def _hedge_rate(texts: Sequence[str]) -> float:
     """Hedge matches per 100 words, pooled over ``texts`` with code removed (0 if no words)."""
     hedges = 0
     total_words = 0
     for text in texts:
-        prose = remove_code(text)
-        hedges += count_phrases(prose, HEDGE_PHRASES)
-        total_words += len(words(prose))
+        found, count = _hedge_features(text)
+        hedges += found
+        total_words += count
     return hedges / total_words * 100 if total_words else 0.0
 
 
