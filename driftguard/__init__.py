@@ -11,6 +11,8 @@ and render the result with :func:`render_text` or :func:`to_json_dict`::
     print(render_text(score_session(session, weights=load_preset("coding").weights)))
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from driftguard.adapters import parse_session
 from driftguard.errors import (
     ConfigError,
@@ -22,6 +24,11 @@ from driftguard.errors import (
 from driftguard.model import ParsedMessage, Session, ToolCall
 from driftguard.scoring import DriftReport, render_text, score_session, to_json_dict
 
+try:
+    __version__ = version("driftguard-mcp")
+except PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "unknown"
+
 __all__ = [
     "ConfigError",
     "DriftReport",
@@ -32,6 +39,7 @@ __all__ = [
     "SessionNotFoundError",
     "ToolCall",
     "UnknownNameError",
+    "__version__",
     "parse_session",
     "render_text",
     "score_session",

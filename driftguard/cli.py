@@ -8,22 +8,26 @@ line on stderr, and exits 2 (design §10). Reports go to stdout, warnings to std
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
-from collections.abc import Sequence
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict
 from importlib import resources
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from driftguard import discovery
+from driftguard import __version__, engine
 from driftguard.adapters import parse_session
-from driftguard.config import load_config
 from driftguard.errors import DriftguardError
+from driftguard.history import HistoryStore
 from driftguard.model import CLI_NAMES, Session
 from driftguard.presets import PRESET_NAMES
-from driftguard.scoring import DriftReport, ResolvedBy, render_text, score_session, to_json_dict
+from driftguard.resolve import resolve_session
+from driftguard.scoring import ResolvedBy, render_text, to_json_dict
+from driftguard.scoring.report import render_session_line
+from driftguard.trend import render_trend_text
 
 __all__ = ["build_parser", "main"]
 
@@ -32,11 +36,19 @@ EXIT_BAD_INPUT = 2
 DEMO_SESSION = "demo-session.jsonl"
 
 
-def _package_version() -> str:
-    try:
-        return version("driftguard-mcp")
-    except PackageNotFoundError:  # running from a source tree that was never installed
-        return "unknown"
+def _add_session_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument("path", nargs="?", metavar="PATH", help="session file to read")
+    command.add_argument(
+        "--cli", choices=CLI_NAMES, help="which CLI wrote PATH, or whose sessions to look for"
+    )
+    command.add_argument(
+        "--project",
+        metavar="DIR",
+        type=Path,
+        help="project directory: where to look for sessions and its .driftcli config "
+        "(default: the current directory; with PATH, it only selects the config)",
+    )
+    command.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,52 +57,78 @@ def build_parser() -> argparse.ArgumentParser:
         prog="driftguard",
         description="Tell whether a long AI coding session has degraded, and why.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_package_version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
     score = commands.add_parser(
         "score",
-        help="score a session file (default: the newest session of this project)",
+        help="score a session for drift (default: the newest session of this project)",
         description=(
             "Score a Claude Code, Gemini CLI or Codex CLI session for drift (0-100). "
-            "Without PATH, the newest session of the project directory is scored."
+            "Without PATH, the current session of the project directory is scored. "
+            "Each score is recorded in the session's history (see `driftguard trend`)."
         ),
     )
-    score.add_argument("path", nargs="?", metavar="PATH", help="session file to score")
-    score.add_argument("--cli", choices=CLI_NAMES, help="which CLI wrote PATH (default: detect)")
-    score.add_argument(
-        "--project",
-        metavar="DIR",
-        type=Path,
-        help="project directory: where to look for sessions and its .driftcli config "
-        "(default: the current directory; with PATH, it only selects the config)",
-    )
+    _add_session_arguments(score)
     score.add_argument("--goal", metavar="TEXT", help="the session's goal, for goal distance")
     score.add_argument(
         "--preset",
         choices=PRESET_NAMES,
         help="factor weights preset (default: from config, else coding)",
     )
-    score.add_argument("--json", action="store_true", help="print the report as JSON")
     score.add_argument(
         "--demo", action="store_true", help="score the demo session shipped with driftguard"
     )
+    score.set_defaults(handler=_score)
+
+    trend = commands.add_parser(
+        "trend",
+        help="show how a session's drift score moved over its recorded scores",
+        description="Sparkline, peak, average and trajectory of the scores recorded so far.",
+    )
+    _add_session_arguments(trend)
+    trend.set_defaults(handler=_trend)
+
+    handoff = commands.add_parser(
+        "handoff",
+        help="print the handoff prompt for a fresh session",
+        description=(
+            "Print the instructions that make the current model write handoff.md, "
+            "pre-filled with facts from the transcript (secrets redacted)."
+        ),
+    )
+    _add_session_arguments(handoff)
+    handoff.set_defaults(handler=_handoff)
+
+    serve = commands.add_parser(
+        "serve",
+        help="run the MCP server over stdio (what hosts start; alias: driftguard-mcp)",
+        description="Run the driftguard MCP server over stdio until the host closes stdin.",
+    )
+    serve.set_defaults(handler=_serve)
     return parser
 
 
-def _session_line(report: DriftReport) -> str:
-    session = report.session
-    tokens = f"{session.context_tokens:,} of {report.context_window:,} tokens"
-    if session.tokens_estimated:
-        tokens += " (estimated)"
-    parts = [session.cli, session.path, tokens]
-    if session.compactions:
-        parts.append(f"{session.compactions} compaction{'s' * (session.compactions != 1)}")
-    if session.skipped_lines:
-        parts.append(f"{session.skipped_lines} line{'s' * (session.skipped_lines != 1)} skipped")
-    return "Session: " + " · ".join(parts)
+@contextmanager
+def _session_for(args: argparse.Namespace) -> Iterator[tuple[Session, ResolvedBy]]:
+    """The session the arguments name: --demo, PATH, or the project's current one."""
+    if getattr(args, "demo", False):
+        if args.path is not None:
+            raise DriftguardError("give either PATH or --demo, not both")
+        demo = resources.files("driftguard") / "demo" / DEMO_SESSION
+        with resources.as_file(demo) as path:
+            yield parse_session(path, "claude_code"), "path"
+        return
+    if args.path is not None:
+        yield parse_session(Path(args.path), args.cli), "path"
+        return
+    project = args.project if args.project is not None else Path.cwd()
+    resolved = resolve_session(None, project=Path(project), only=args.cli)
+    yield parse_session(resolved.path, resolved.cli), resolved.resolved_by
 
 
 def _config_project(args: argparse.Namespace, session: Session) -> Path:
+    """``--project``; with PATH, else the session's own directory; else the cwd."""
     if args.project is not None:
         return Path(args.project)
     if args.path is not None and session.cwd and Path(session.cwd).is_dir():
@@ -99,37 +137,56 @@ def _config_project(args: argparse.Namespace, session: Session) -> Path:
 
 
 def _score(args: argparse.Namespace) -> int:
-    with ExitStack() as stack:
-        resolved_by: ResolvedBy = "path"
-        if args.demo:
-            if args.path is not None:
-                raise DriftguardError("give either PATH or --demo, not both")
-            demo = resources.files("driftguard") / "demo" / DEMO_SESSION
-            path = stack.enter_context(resources.as_file(demo))
-            session = parse_session(path, "claude_code")
-        elif args.path is not None:
-            session = parse_session(Path(args.path), args.cli)
-        else:
-            project = args.project if args.project is not None else Path.cwd()
-            clis = (args.cli,) if args.cli else CLI_NAMES
-            cli, path = discovery.newest_session(Path(project), clis)
-            session = parse_session(path, cli)
-            resolved_by = "newest_in_project"
-        config = load_config(_config_project(args, session), preset=args.preset)
-        for warning in config.warnings:
-            print(f"driftguard: warning: {warning}", file=sys.stderr)
-        report = score_session(
+    with _session_for(args) as (session, resolved_by):
+        outcome = engine.drift(
             session,
-            weights=config.weights,
+            project=_config_project(args, session),
+            store=HistoryStore(),
             goal=args.goal,
-            warn_threshold=config.warn_threshold,
+            preset=args.preset,
             resolved_by=resolved_by,
+            record=not args.demo,
         )
+    for warning in outcome.config.warnings:
+        print(f"driftguard: warning: {warning}", file=sys.stderr)
+    report = outcome.report
     if args.json:
         print(json.dumps(to_json_dict(report), indent=2, ensure_ascii=False))
     else:
         print(render_text(report))
-        print(_session_line(report))
+        print(render_session_line(report))
+    return EXIT_OK
+
+
+def _trend(args: argparse.Namespace) -> int:
+    with _session_for(args) as (session, _):
+        trend = engine.trend(session, project=_config_project(args, session), store=HistoryStore())
+    if args.json:
+        print(json.dumps(asdict(trend), indent=2, ensure_ascii=False))
+    else:
+        print(render_trend_text(trend))
+    return EXIT_OK
+
+
+def _handoff(args: argparse.Namespace) -> int:
+    with _session_for(args) as (session, resolved_by):
+        handoff, report = engine.handoff(
+            session,
+            project=_config_project(args, session),
+            store=HistoryStore(),
+            resolved_by=resolved_by,
+        )
+    if args.json:
+        print(json.dumps({**asdict(handoff), "report": to_json_dict(report)}, indent=2))
+    else:
+        print(handoff.prompt)
+    return EXIT_OK
+
+
+def _serve(_args: argparse.Namespace) -> int:
+    from driftguard.server import main as serve
+
+    serve()
     return EXIT_OK
 
 
@@ -139,13 +196,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     Exit codes (design §10): 0 success; 2 bad input (missing or unreadable path, unknown
     format, bad config, bad flag) with one line on stderr.
     """
+    # A console that cannot show the bars (cp1252 on Windows) gets "?" instead of a crash.
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="replace")
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None:
+    handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
+    if handler is None:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        return _score(args)
+        return handler(args)
     except DriftguardError as exc:
         print(f"driftguard: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -6,6 +6,7 @@ every CLI's home override at a temporary folder.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -46,4 +47,63 @@ def corpus_file(relative: str) -> Path:
     path = CORPUS / relative
     if not path.exists():
         pytest.skip(f"shared corpus not available: {path} is absent")
+    return path
+
+
+def write_claude_session(
+    path: Path,
+    replies: list[str],
+    *,
+    cwd: str = "/home/dev/app",
+    session_id: str = "11111111-2222-4333-8444-555555555555",
+) -> Path:
+    """A small synthetic Claude Code session: one prompt and one reply per item."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    parent = None
+    for index, reply in enumerate(replies):
+        prompt_uuid = f"00000000-0000-4000-8000-{index * 2:012d}"
+        reply_uuid = f"00000000-0000-4000-8000-{index * 2 + 1:012d}"
+        stamp = f"2026-11-30T10:{index:02d}:00.000Z"
+        envelope = {
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": cwd,
+            "sessionId": session_id,
+            "version": "2.1.114",
+            "timestamp": stamp,
+        }
+        lines.append(
+            {
+                **envelope,
+                "type": "user",
+                "uuid": prompt_uuid,
+                "parentUuid": parent,
+                "message": {"role": "user", "content": f"step {index}: please continue"},
+            }
+        )
+        lines.append(
+            {
+                **envelope,
+                "type": "assistant",
+                "uuid": reply_uuid,
+                "parentUuid": prompt_uuid,
+                "requestId": f"req_{index:04d}",
+                "message": {
+                    "id": f"msg_{index:04d}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-5-20250929",
+                    "content": [{"type": "text", "text": reply}],
+                    "usage": {
+                        "input_tokens": 10,
+                        "cache_creation_input_tokens": 0,
+                        "cache_read_input_tokens": 1000 * (index + 1),
+                        "output_tokens": 50,
+                    },
+                },
+            }
+        )
+        parent = reply_uuid
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path

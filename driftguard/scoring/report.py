@@ -13,7 +13,14 @@ from driftguard.model import FACTOR_NAMES
 from driftguard.scoring.composite import NOT_ENOUGH_MESSAGES, DriftReport
 from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE
 
-__all__ = ["BAR_CELLS", "bar", "display_round", "render_text", "to_json_dict"]
+__all__ = [
+    "BAR_CELLS",
+    "bar",
+    "display_round",
+    "render_session_line",
+    "render_text",
+    "to_json_dict",
+]
 
 BAR_CELLS = 10
 HANDOFF_LINE = "→ Call get_handoff() to carry this work into a fresh session."
@@ -87,3 +94,24 @@ def render_text(report: DriftReport) -> str:
     if report.handoff_suggested:
         lines.append(HANDOFF_LINE)
     return "\n".join(lines)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
+def render_session_line(report: DriftReport) -> str:
+    """One line naming the scored file: CLI, path, context tokens, compactions, skips,
+    and how the file was chosen when not given as a path."""
+    session = report.session
+    tokens = f"{session.context_tokens:,} of {report.context_window:,} tokens"
+    if session.tokens_estimated:
+        tokens += " (estimated)"
+    parts = [session.cli, session.path, tokens]
+    if session.compactions:
+        parts.append(_plural(session.compactions, "compaction"))
+    if session.skipped_lines:
+        parts.append(_plural(session.skipped_lines, "line") + " skipped")
+    if report.resolved_by != "path":
+        parts.append(f"resolved by {report.resolved_by.replace('_', ' ')}")
+    return "Session: " + " · ".join(parts)

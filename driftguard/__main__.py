@@ -1,0 +1,7 @@
+"""``python -m driftguard`` runs the command line."""
+
+import sys
+
+from driftguard.cli import main
+
+sys.exit(main())

@@ -1,0 +1,103 @@
+"""The steps every shell shares: config, stored goal, scoring, history, trend, handoff.
+
+The command line and the MCP server both call these, so a ``driftguard score`` and a
+``get_drift`` of the same session give the same report and write the same history.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from driftguard.config import Config, load_config
+from driftguard.errors import ConfigError
+from driftguard.handoff import Handoff, build_handoff
+from driftguard.history import HistoryStore, history_key_for, snapshot_from_report
+from driftguard.model import Session
+from driftguard.scoring import DriftReport, ResolvedBy, score_session
+from driftguard.trend import Trend, compute_trend
+
+__all__ = ["DriftOutcome", "drift", "handoff", "history_key", "trend"]
+
+
+@dataclass(frozen=True, slots=True)
+class DriftOutcome:
+    """A scored session with the config and goal that were used."""
+
+    report: DriftReport
+    config: Config
+    goal: str | None
+
+
+def history_key(session: Session) -> str:
+    """The history/goal key of a session: its CLI and id, or its path when it has none."""
+    return history_key_for(session.cli, session.session_id, Path(session.path))
+
+
+def drift(
+    session: Session,
+    *,
+    project: Path | None,
+    store: HistoryStore,
+    goal: str | None = None,
+    preset: str | None = None,
+    resolved_by: ResolvedBy = "path",
+    context_window: int | None = None,
+    record: bool = True,
+) -> DriftOutcome:
+    """Score ``session`` with the project's config, remembering its goal and its history.
+
+    A goal given now is stored for the session; without one, the stored goal is used.
+    A snapshot is appended to the session's history when ``record`` and the config's
+    ``history.enabled`` allow it.
+
+    Raises:
+        ConfigError: a config file cannot be used, or only goal distance is weighted and
+            the session has no goal.
+        UnknownNameError: ``preset`` names no shipped preset.
+    """
+    config = load_config(project, preset=preset)
+    key = history_key(session)
+    if goal is not None and goal.strip():
+        goal = goal.strip()
+        if record:
+            store.save_goal(key, goal)
+    else:
+        goal = store.load_goal(key)
+    if goal is None and not any(
+        weight > 0 for name, weight in config.weights.items() if name != "goal_distance"
+    ):
+        raise ConfigError(
+            f"{', '.join(config.sources) or 'command line'}: weights: only goal_distance has a "
+            "weight, and this session has no goal; pass a goal or weight another factor"
+        )
+    report = score_session(
+        session,
+        weights=config.weights,
+        goal=goal,
+        warn_threshold=config.warn_threshold,
+        context_window=context_window,
+        resolved_by=resolved_by,
+    )
+    if record and config.history_enabled:
+        store.append(key, snapshot_from_report(report, goal, time.time()))
+    return DriftOutcome(report=report, config=config, goal=goal)
+
+
+def trend(session: Session, *, project: Path | None, store: HistoryStore) -> Trend:
+    """The trend of the session's recorded snapshots (design §6)."""
+    config = load_config(project)
+    return compute_trend(store.read(history_key(session)), config.warn_threshold)
+
+
+def handoff(
+    session: Session,
+    *,
+    project: Path | None,
+    store: HistoryStore,
+    resolved_by: ResolvedBy = "path",
+) -> tuple[Handoff, DriftReport]:
+    """The handoff prompt of the session, with its current (unrecorded) report."""
+    outcome = drift(session, project=project, store=store, resolved_by=resolved_by, record=False)
+    return build_handoff(session, outcome.report), outcome.report

@@ -1,0 +1,249 @@
+"""Which session file a tool call is about (design.md §6, "Which session").
+
+In order:
+
+1. ``argument`` — an explicit ``session`` argument: a path to a session file, or a
+   session id (a Claude/Codex UUID, a Gemini session id or its 8-character prefix, or a
+   session file's name), looked up in every CLI's session folders;
+2. ``pointer`` — the pointer file a ``SessionStart`` hook wrote for this project in
+   ``~/.driftcli/pointers/`` (the only signal that follows Claude Code's ``/clear``);
+3. ``env_session_id`` — ``CLAUDE_CODE_SESSION_ID`` with ``CLAUDE_PROJECT_DIR``, which
+   Claude Code gives its MCP servers (frozen at spawn: after ``/clear`` it names the old
+   session, which is why the pointer comes first);
+4. ``newest_in_project`` — the newest session of the current project written by the
+   calling host (told apart by ``clientInfo.name``, then by the environment); under
+   Cursor, or an unknown host, the newest of any supported CLI.
+
+The project is ``CLAUDE_PROJECT_DIR`` when the host sets it, else the working directory.
+Nothing here writes; :func:`write_pointer` is for the hook shell.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from driftguard import discovery, paths
+from driftguard.adapters._common import load_record
+from driftguard.errors import SessionNotFoundError
+from driftguard.model import CLI_NAMES, CliName
+from driftguard.scoring import ResolvedBy
+
+__all__ = [
+    "HOST_CLIENT_NAMES",
+    "ResolvedSession",
+    "cli_for_host",
+    "pointer_path",
+    "project_dir",
+    "read_pointer",
+    "resolve_session",
+    "write_pointer",
+]
+
+HOST_CLIENT_NAMES: Mapping[str, CliName | None] = {
+    "claude-code": "claude_code",
+    "gemini-cli-mcp-client": "gemini_cli",
+    "codex": "codex_cli",
+    "codex-mcp-client": "codex_cli",
+    "cursor-vscode": None,
+}
+"""``clientInfo.name`` of each known host (lower-cased) → the CLI whose sessions it
+writes; ``None`` for Cursor, whose own chats driftguard does not read yet
+(mcp-and-hosts.md §1.9, from the ``mcp-client-capabilities`` database)."""
+
+HOST_ENV = "DRIFTGUARD_HOST"
+"""Set by ``driftguard setup`` in each host's server entry: the CLI name it serves."""
+
+_SESSION_SUFFIXES = (".jsonl", ".json", ".zst")
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedSession:
+    """A session file, the CLI that wrote it (when known) and how it was chosen."""
+
+    path: Path
+    cli: CliName | None
+    resolved_by: ResolvedBy
+
+
+def project_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$CLAUDE_PROJECT_DIR`` when set (Claude Code's stable project root), else the cwd."""
+    environ = os.environ if env is None else env
+    root = environ.get("CLAUDE_PROJECT_DIR", "").strip()
+    return Path(root) if root else Path.cwd()
+
+
+def cli_for_host(client_name: str | None, env: Mapping[str, str] | None = None) -> CliName | None:
+    """The CLI whose sessions the calling host writes, or ``None`` for any.
+
+    ``clientInfo.name`` decides first; then ``$DRIFTGUARD_HOST`` (written by setup),
+    ``CLAUDECODE=1`` (Claude Code) and ``GEMINI_CLI=1`` (Gemini CLI).
+    """
+    if client_name:
+        key = client_name.strip().lower()
+        if key in HOST_CLIENT_NAMES:
+            return HOST_CLIENT_NAMES[key]
+    environ = os.environ if env is None else env
+    hinted = environ.get(HOST_ENV, "").strip()
+    for cli in CLI_NAMES:
+        if hinted == cli:
+            return cli
+    if hinted == "cursor":
+        return None
+    if environ.get("CLAUDECODE") == "1":
+        return "claude_code"
+    if environ.get("GEMINI_CLI") == "1":
+        return "gemini_cli"
+    return None
+
+
+def pointer_path(project: Path) -> Path:
+    """``~/.driftcli/pointers/<first 16 hex of sha256(resolved project path)>.json``."""
+    key = hashlib.sha256(str(project.resolve()).encode("utf-8")).hexdigest()[:16]
+    return paths.pointers_dir() / f"{key}.json"
+
+
+def read_pointer(project: Path) -> tuple[Path, CliName | None] | None:
+    """The transcript a hook last pointed at for ``project``, when it still exists."""
+    try:
+        raw = pointer_path(project).read_bytes()
+    except OSError:
+        return None
+    record = load_record(raw)
+    if record is None:
+        return None
+    transcript = record.get("transcript_path")
+    if not isinstance(transcript, str) or not transcript:
+        return None
+    path = Path(transcript)
+    if not path.is_file():
+        return None
+    cli = record.get("cli")
+    return path, (cli if cli in CLI_NAMES else None)
+
+
+def write_pointer(project: Path, transcript: Path, cli: CliName, session_id: str | None) -> Path:
+    """Atomically write the pointer for ``project`` (temp file + rename); returns its path."""
+    target = pointer_path(project)
+    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    record = {
+        "transcript_path": str(transcript),
+        "cli": cli,
+        "session_id": session_id,
+        "project": str(project),
+        "ts": time.time(),
+    }
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    temp.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    os.replace(temp, target)
+    return target
+
+
+def _looks_like_path(value: str) -> bool:
+    return os.sep in value or "/" in value or value.startswith("~")
+
+
+def _candidates_by_id(session_id: str) -> Iterable[tuple[Path, CliName]]:
+    """Session files any CLI wrote whose name carries ``session_id`` (any project)."""
+    needle = session_id.lower()
+    if needle.endswith(_SESSION_SUFFIXES):
+        exact_name: str | None = needle
+        needle = needle.split(".", 1)[0]
+    else:
+        exact_name = None
+    for root in discovery.claude_roots():
+        for path in (root / "projects").glob("*/*.jsonl"):
+            name = path.name.lower()
+            if name == exact_name or path.stem.lower() == needle:
+                yield path, "claude_code"
+    gemini_tmp = discovery.gemini_root() / "tmp"
+    for path in gemini_tmp.glob("*/chats/session-*.json*"):
+        name = path.name.lower()
+        if name == exact_name or (len(needle) >= 8 and name.split(".")[0].endswith(needle[:8])):
+            yield path, "gemini_cli"
+    codex = discovery.codex_root()
+    for pattern in ("sessions/*/*/*/rollout-*.jsonl*", "archived_sessions/rollout-*.jsonl*"):
+        for path in codex.glob(pattern):
+            name = path.name.lower()
+            if name == exact_name or name.split(".")[0].endswith(needle):
+                yield path, "codex_cli"
+
+
+def _by_argument(session: str) -> ResolvedSession:
+    value = session.strip()
+    if _looks_like_path(value) or Path(value).is_file():
+        path = Path(value).expanduser()
+        if not path.is_file():
+            raise SessionNotFoundError(f"session file {path} does not exist")
+        return ResolvedSession(path, None, "argument")
+    found = list(_candidates_by_id(value))
+    if not found:
+        raise SessionNotFoundError(
+            f"no session file named after {value!r} under {', '.join(_id_places())}"
+        )
+    # A Gemini resume writes a small stub first: prefer the largest file, then the newest.
+    path, cli = max(found, key=lambda item: (item[0].stat().st_size, item[0].stat().st_mtime_ns))
+    return ResolvedSession(path, cli, "argument")
+
+
+def _id_places() -> list[str]:
+    places = [str(root / "projects") for root in discovery.claude_roots()]
+    places.append(str(discovery.gemini_root() / "tmp"))
+    places.append(str(discovery.codex_root()))
+    return places
+
+
+def _by_env_session_id(env: Mapping[str, str]) -> ResolvedSession | None:
+    session_id = env.get("CLAUDE_CODE_SESSION_ID", "").strip()
+    root = env.get("CLAUDE_PROJECT_DIR", "").strip()
+    if not session_id or not root or _looks_like_path(session_id):
+        return None
+    folder_names = {discovery.claude_project_dir_name(root)}
+    folder_names.add(discovery.claude_project_dir_name(str(Path(root).resolve())))
+    for base in discovery.claude_roots():
+        for name in sorted(folder_names):
+            path = base / "projects" / name / f"{session_id}.jsonl"
+            if path.is_file():
+                return ResolvedSession(path, "claude_code", "env_session_id")
+    return None
+
+
+def resolve_session(
+    session: str | None,
+    *,
+    client_name: str | None = None,
+    project: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    only: CliName | None = None,
+) -> ResolvedSession:
+    """Choose the session file for a tool call (module docstring gives the order).
+
+    Args:
+        session: the tool's ``session`` argument (a path or an id), or ``None``.
+        client_name: the host's ``clientInfo.name``, when it sent one.
+        project: the project directory; default :func:`project_dir`.
+        env: the environment to read; default ``os.environ``.
+        only: look for this CLI's sessions only (``--cli``), whatever the host.
+
+    Raises:
+        SessionNotFoundError: nothing matched; the message says where it looked.
+    """
+    environ = os.environ if env is None else env
+    if session is not None and session.strip():
+        return _by_argument(session)
+    root = project if project is not None else project_dir(environ)
+    pointed = read_pointer(root)
+    if pointed is not None and only in (None, pointed[1]):
+        return ResolvedSession(pointed[0], pointed[1], "pointer")
+    from_env = _by_env_session_id(environ) if only in (None, "claude_code") else None
+    if from_env is not None:
+        return from_env
+    host_cli = only if only is not None else cli_for_host(client_name, environ)
+    clis: tuple[CliName, ...] = (host_cli,) if host_cli is not None else CLI_NAMES
+    cli, path = discovery.newest_session(root, clis)
+    return ResolvedSession(path, cli, "newest_in_project")

@@ -1,0 +1,362 @@
+"""The MCP server over stdio: ``get_drift``, ``get_handoff``, ``get_trend`` and the
+``handoff`` prompt (design.md §6). A thin shell: it resolves the session, asks the
+engine, and renders a typed result (structured content for the app, readable text for
+the model).
+
+Long-lived state — the incremental parse cache and the history store — is opened once in
+the server's lifespan. Tools raise :class:`~driftguard.errors.DriftguardError` on
+failure; the SDK turns it into a tool error the model can read. Logging goes to stderr
+only: stdout is the protocol.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from driftguard import __version__, engine
+from driftguard.config import load_config
+from driftguard.errors import DriftguardError
+from driftguard.handoff import Handoff
+from driftguard.history import HistoryStore
+from driftguard.incremental import SessionCache
+from driftguard.model import Session
+from driftguard.resolve import ResolvedSession, project_dir, resolve_session
+from driftguard.scoring import DriftReport, render_text, to_json_dict
+from driftguard.scoring.report import render_session_line
+from driftguard.trend import Trend, render_trend_text
+
+__all__ = ["SERVER_NAME", "create_server", "main"]
+
+log = logging.getLogger("driftguard")
+
+SERVER_NAME = "driftguard"
+INSTRUCTIONS = """\
+driftguard measures whether this coding session has degraded: how full the context \
+window is, whether replies repeat themselves, shrink, hedge, correct themselves or wander \
+from the goal. It reads this session's own transcript; no arguments are needed.
+
+Call get_drift when the session has run long (dozens of turns, large files read), after \
+a compaction, when replies start repeating or going in circles, or before starting a big \
+new task. Pass goal="<the user's original request>" once; it is remembered. The result \
+gives a 0-100 score (fresh < 30, warming, drifting > 60, polluted > 80) and says whether \
+to carry on or start fresh.
+
+When get_drift suggests a handoff, or the user wants to start a fresh session, call \
+get_handoff and follow its instructions to write handoff.md for the next session. \
+get_trend shows how the score moved over this session."""
+
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+
+SessionArg = Annotated[
+    str | None,
+    Field(
+        description="Session file path or session id. Omit it: the current session is found "
+        "automatically."
+    ),
+]
+
+
+@dataclass
+class ServerState:
+    """What the server keeps between calls."""
+
+    cache: SessionCache
+    store: HistoryStore
+
+
+class SessionInfo(BaseModel):
+    """Which session file was read, and how it was chosen."""
+
+    cli: Literal["claude_code", "gemini_cli", "codex_cli"]
+    path: str = Field(description="The session file that was read.")
+    session_id: str | None
+    context_tokens: int = Field(description="Tokens in the context window at the latest request.")
+    context_window: int = Field(description="The model's context window, in tokens.")
+    tokens_estimated: bool = Field(
+        description="True when context_tokens is estimated from characters (about 4 per token)."
+    )
+    compactions: int = Field(description="Compactions in the session file.")
+    skipped_lines: int = Field(description="Malformed or unknown lines skipped while reading.")
+    resolved_by: Literal["path", "argument", "pointer", "env_session_id", "newest_in_project"]
+
+
+class Factors(BaseModel):
+    """Each factor in 0-100 points, rounded half up to one decimal."""
+
+    context_saturation: float = Field(description="How full the context window is, 0-100.")
+    repetition: float = Field(description="Word-trigram overlap of the last 10 replies, 0-100.")
+    length_collapse: float = Field(description="How fast replies are getting shorter, 0-100.")
+    goal_distance: float | None = Field(
+        description="How far the last 5 replies are from the goal, 0-100; null without a goal."
+    )
+    uncertainty: float = Field(description="Self-corrections in the last 20 replies, 0-100.")
+    confidence_drift: float = Field(description="Rise in hedging over the session, 0-100.")
+
+
+class DriftResult(BaseModel):
+    """The drift report of design §5.5, plus the goal that was used."""
+
+    score: int = Field(ge=0, le=100, description="Drift score, 0-100 points.")
+    state: Literal["fresh", "warming", "drifting", "polluted"]
+    factors: Factors
+    weights: dict[str, float] = Field(
+        description="Weights applied, normalised over active factors."
+    )
+    messages: int = Field(description="User + assistant messages the model still remembers.")
+    handoff_suggested: bool
+    recommendation: str
+    session: SessionInfo
+    goal: str | None = Field(description="The goal used for goal distance (given or remembered).")
+    text: str = Field(
+        description="The report as readable text: recommendation, factor bars, score, file."
+    )
+
+
+class TrendResult(BaseModel):
+    """How the session's drift score moved over the snapshots get_drift recorded."""
+
+    snapshots: int = Field(description="How many snapshots the history holds.")
+    scores: list[int] = Field(description="The score of each snapshot, oldest first, 0-100.")
+    sparkline: str | None = Field(description="One ▁▂▃▄▅▆▇█ cell per score, from 3 snapshots.")
+    peak: int | None = Field(description="The highest score, 0-100.")
+    average: float | None = Field(description="The mean score, 0-100.")
+    latest_score: int | None
+    latest_state: Literal["fresh", "warming", "drifting", "polluted"] | None
+    trajectory: Literal["climbing", "falling", "stable"] = Field(
+        description="Over the last 5 snapshots: a rise of ≥ 10 points climbs, a fall of ≥ 10 falls."
+    )
+    handoff_suggested: bool = Field(description="The latest score reached the warn threshold.")
+    session: SessionInfo
+    text: str = Field(description="The trend as readable text.")
+
+
+class HandoffResult(BaseModel):
+    """The handoff prompt and the facts it was pre-filled with (secrets redacted)."""
+
+    prompt: str = Field(description="Instructions for writing handoff.md for the next session.")
+    goal: str | None = Field(description="The first request of the remembered conversation.")
+    files_modified: list[str]
+    commands: list[str]
+    last_errors: list[str]
+    withheld_excerpts: int = Field(description="Excerpts dropped as credential-file contents.")
+    score: int = Field(ge=0, le=100)
+    state: Literal["fresh", "warming", "drifting", "polluted"]
+    session: SessionInfo
+
+
+def _session_info(report: DriftReport) -> SessionInfo:
+    return SessionInfo.model_validate(to_json_dict(report)["session"])
+
+
+def _client_name(ctx: Context[ServerState, Any]) -> str | None:
+    params = ctx.session.client_params
+    return params.client_info.name if params is not None else None
+
+
+def _state(ctx: Context[ServerState, Any]) -> ServerState:
+    state: ServerState = ctx.request_context.lifespan_context
+    return state
+
+
+@contextmanager
+def _as_tool_error() -> Iterator[None]:
+    """The server's one edge: a DriftguardError becomes a tool error the model reads.
+
+    Anything else is a crash: the SDK logs its traceback and tells the model only that
+    the tool failed.
+    """
+    try:
+        yield
+    except DriftguardError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def _load(ctx: Context[ServerState, Any], session: str | None) -> tuple[Session, ResolvedSession]:
+    resolved = resolve_session(session, client_name=_client_name(ctx))
+    parsed = _state(ctx).cache.get(resolved.path, resolved.cli)
+    return parsed, resolved
+
+
+def _result(text: str, model: BaseModel) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)],
+        structured_content=model.model_dump(mode="json"),
+    )
+
+
+def _prune_history(store: HistoryStore) -> None:
+    try:
+        config = load_config(None)
+    except DriftguardError as exc:
+        log.warning("history not pruned: %s", exc)
+        return
+    removed = store.prune(config.history_retention_days)
+    if removed:
+        log.info(
+            "pruned %d history files older than %d days", removed, config.history_retention_days
+        )
+
+
+@asynccontextmanager
+async def _lifespan(_server: MCPServer[ServerState]) -> AsyncIterator[ServerState]:
+    store = HistoryStore()
+    _prune_history(store)
+    yield ServerState(cache=SessionCache(), store=store)
+
+
+def _trend_result(trend: Trend, report: DriftReport) -> TrendResult:
+    return TrendResult(
+        snapshots=len(trend.scores),
+        scores=list(trend.scores),
+        sparkline=trend.sparkline,
+        peak=trend.peak,
+        average=trend.average,
+        latest_score=trend.latest_score,
+        latest_state=trend.latest_state,
+        trajectory=trend.trajectory,
+        handoff_suggested=trend.handoff_hint,
+        session=_session_info(report),
+        text=render_trend_text(trend),
+    )
+
+
+def _handoff_result(handoff: Handoff, report: DriftReport) -> HandoffResult:
+    return HandoffResult(
+        prompt=handoff.prompt,
+        goal=handoff.goal,
+        files_modified=list(handoff.files_modified),
+        commands=list(handoff.commands),
+        last_errors=list(handoff.last_errors),
+        withheld_excerpts=handoff.withheld_excerpts,
+        score=report.score,
+        state=report.state,
+        session=_session_info(report),
+    )
+
+
+def create_server() -> MCPServer[ServerState]:
+    """The driftguard MCP server with its three tools and the ``handoff`` prompt."""
+    server: MCPServer[ServerState] = MCPServer(
+        SERVER_NAME,
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        lifespan=_lifespan,
+    )
+
+    @server.tool(title="Session drift score", annotations=READ_ONLY)
+    def get_drift(
+        ctx: Context[ServerState, Any],
+        goal: Annotated[
+            str | None,
+            Field(
+                description="The session's goal, e.g. the user's first request. Given once, "
+                "it is remembered for this session."
+            ),
+        ] = None,
+        session: SessionArg = None,
+    ) -> Annotated[CallToolResult, DriftResult]:
+        """Score how far this coding session has degraded (0-100: fresh, warming, drifting,
+        polluted) from six factors: context saturation, repetition, length collapse, goal
+        distance, uncertainty and confidence drift. Says whether to carry on or start fresh,
+        and records the score for get_trend."""
+        with _as_tool_error():
+            parsed, resolved = _load(ctx, session)
+            outcome = engine.drift(
+                parsed,
+                project=project_dir(),
+                store=_state(ctx).store,
+                goal=goal,
+                resolved_by=resolved.resolved_by,
+            )
+        report = outcome.report
+        text = f"{render_text(report)}\n{render_session_line(report)}"
+        result = DriftResult.model_validate(
+            {**to_json_dict(report), "goal": outcome.goal, "text": text}
+        )
+        return _result(text, result)
+
+    @server.tool(title="Session handoff", annotations=READ_ONLY)
+    def get_handoff(
+        ctx: Context[ServerState, Any], session: SessionArg = None
+    ) -> Annotated[CallToolResult, HandoffResult]:
+        """Instructions to write handoff.md for a fresh session, pre-filled with facts from
+        this session's transcript (goal, files edited, commands run, last errors, score).
+        Secrets are redacted; follow the instructions in the returned prompt."""
+        with _as_tool_error():
+            parsed, resolved = _load(ctx, session)
+            handoff, report = engine.handoff(
+                parsed,
+                project=project_dir(),
+                store=_state(ctx).store,
+                resolved_by=resolved.resolved_by,
+            )
+        return _result(handoff.prompt, _handoff_result(handoff, report))
+
+    @server.tool(title="Session drift trend", annotations=READ_ONLY)
+    def get_trend(
+        ctx: Context[ServerState, Any], session: SessionArg = None
+    ) -> Annotated[CallToolResult, TrendResult]:
+        """How this session's drift score moved over the scores get_drift recorded:
+        sparkline, peak, average, latest state and whether it is climbing or falling."""
+        with _as_tool_error():
+            parsed, resolved = _load(ctx, session)
+            state = _state(ctx)
+            outcome = engine.drift(
+                parsed,
+                project=project_dir(),
+                store=state.store,
+                resolved_by=resolved.resolved_by,
+                record=False,
+            )
+            trend = engine.trend(parsed, project=project_dir(), store=state.store)
+        result = _trend_result(trend, outcome.report)
+        return _result(result.text, result)
+
+    @server.prompt(name="handoff", title="Write a handoff for a fresh session")
+    def handoff_prompt(ctx: Context[ServerState, Any]) -> str:
+        """Write handoff.md so a fresh session can pick up where this one stands."""
+        with _as_tool_error():
+            parsed, resolved = _load(ctx, None)
+            handoff, _ = engine.handoff(
+                parsed,
+                project=project_dir(),
+                store=_state(ctx).store,
+                resolved_by=resolved.resolved_by,
+            )
+        return handoff.prompt
+
+    return server
+
+
+def configure_logging() -> None:
+    """Log to stderr only (stdout is the protocol), before the SDK configures its own."""
+    level = os.environ.get("DRIFTGUARD_LOG_LEVEL", "INFO").upper()
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=level if level in logging.getLevelNamesMapping() else "INFO",
+        format="driftguard %(levelname)s %(name)s: %(message)s",
+    )
+
+
+def main() -> None:
+    """Run the server over stdio until the host closes stdin (``driftguard serve``)."""
+    configure_logging()
+    create_server().run()
+
+
+if __name__ == "__main__":
+    main()

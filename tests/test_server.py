@@ -1,0 +1,312 @@
+"""The MCP server, driven by the SDK's own client in memory and as a real stdio process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import write_claude_session
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.types import Implementation
+
+from driftguard.discovery import claude_project_dir_name
+from driftguard.resolve import write_pointer
+from driftguard.server import create_server
+
+pytestmark = pytest.mark.anyio
+
+SECTIONS = (
+    "## What we accomplished",
+    "## Current state",
+    "## Files modified",
+    "## Open questions and next steps",
+    "## Context for next session",
+)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(params=["auto", "legacy"])
+def mode(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+async def client(mode: str) -> AsyncIterator[Client]:
+    async with Client(create_server(), mode=mode) as connected:  # type: ignore[arg-type]
+        yield connected
+
+
+@pytest.fixture
+def project(tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project directory, the server's cwd, with one Claude Code session in its folder."""
+    root = tmp_path / "work" / "app"
+    root.mkdir(parents=True)
+    monkeypatch.chdir(root)
+    folder = isolated_home / ".claude" / "projects" / claude_project_dir_name(str(root))
+    write_claude_session(
+        folder / "aaaaaaaa-0000-4000-8000-000000000001.jsonl",
+        [f"Working on the parser, step {i}, adding tests for the parser." for i in range(6)],
+        cwd=str(root),
+        session_id="aaaaaaaa-0000-4000-8000-000000000001",
+    )
+    return root
+
+
+def _session_file(project: Path, home: Path) -> Path:
+    folder = home / ".claude" / "projects" / claude_project_dir_name(str(project))
+    return folder / "aaaaaaaa-0000-4000-8000-000000000001.jsonl"
+
+
+async def test_tools_are_read_only_and_declare_their_output(client: Client) -> None:
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert set(tools) == {"get_drift", "get_handoff", "get_trend"}
+    for tool in tools.values():
+        assert tool.annotations is not None
+        assert tool.annotations.read_only_hint is True
+        assert tool.output_schema is not None
+    drift_schema = tools["get_drift"].output_schema
+    assert drift_schema is not None
+    assert {"score", "state", "factors", "session"} <= set(drift_schema["properties"])
+    prompts = {prompt.name for prompt in (await client.list_prompts()).prompts}
+    assert prompts == {"handoff"}
+
+
+async def test_get_drift_of_an_explicit_path_reports_the_design_fields(
+    client: Client, tmp_path: Path
+) -> None:
+    session = write_claude_session(tmp_path / "s.jsonl", ["same reply words here"] * 5)
+    result = await client.call_tool("get_drift", {"session": str(session)})
+    assert result.is_error is False
+    data = result.structured_content
+    assert data is not None
+    assert {
+        "score",
+        "state",
+        "factors",
+        "weights",
+        "messages",
+        "handoff_suggested",
+        "recommendation",
+        "session",
+    } <= set(data)
+    assert data["factors"]["repetition"] == 100.0
+    assert data["session"]["path"] == str(session)
+    assert data["session"]["resolved_by"] == "argument"
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert text.splitlines()[0] == data["recommendation"]
+    assert f"Session: claude_code · {session}" in text
+
+
+async def test_get_drift_finds_the_newest_session_of_the_project(
+    client: Client, project: Path, isolated_home: Path
+) -> None:
+    result = await client.call_tool("get_drift", {})
+    assert result.is_error is False
+    data = result.structured_content
+    assert data is not None
+    assert data["session"]["path"] == str(_session_file(project, isolated_home))
+    assert data["session"]["resolved_by"] == "newest_in_project"
+
+
+async def test_claude_code_session_id_from_the_environment_wins_over_newest(
+    client: Client, project: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _session_file(project, isolated_home).parent
+    newer = write_claude_session(
+        folder / "bbbbbbbb-0000-4000-8000-000000000002.jsonl",
+        ["a newer session reply", "another reply"],
+        cwd=str(project),
+        session_id="bbbbbbbb-0000-4000-8000-000000000002",
+    )
+    os.utime(newer, (2_000_000_000, 2_000_000_000))
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "aaaaaaaa-0000-4000-8000-000000000001")
+    result = await client.call_tool("get_drift", {})
+    data = result.structured_content
+    assert data is not None
+    assert data["session"]["resolved_by"] == "env_session_id"
+    assert data["session"]["path"] == str(_session_file(project, isolated_home))
+
+
+async def test_a_hook_pointer_wins_over_the_environment(
+    client: Client,
+    project: Path,
+    isolated_home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pointed = write_claude_session(tmp_path / "after-clear.jsonl", ["fresh start", "ok"])
+    write_pointer(project, pointed, "claude_code", "11111111-2222-4333-8444-555555555555")
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "aaaaaaaa-0000-4000-8000-000000000001")
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    data = (await client.call_tool("get_drift", {})).structured_content
+    assert data is not None
+    assert data["session"]["resolved_by"] == "pointer"
+    assert data["session"]["path"] == str(pointed)
+
+
+async def test_no_session_is_a_tool_error_that_says_where_it_looked(
+    client: Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = await client.call_tool("get_drift", {})
+    assert result.is_error is True
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert ".claude" in text
+    assert ".codex" in text
+
+
+async def test_a_goal_given_once_is_remembered_for_the_session(
+    client: Client, project: Path
+) -> None:
+    first = await client.call_tool("get_drift", {"goal": "add tests for the parser"})
+    assert first.structured_content is not None
+    assert first.structured_content["factors"]["goal_distance"] is not None
+    second = await client.call_tool("get_drift", {})
+    data = second.structured_content
+    assert data is not None
+    assert data["goal"] == "add tests for the parser"
+    assert data["factors"]["goal_distance"] == first.structured_content["factors"]["goal_distance"]
+    assert data["weights"]["goal_distance"] > 0
+
+
+async def test_get_trend_returns_the_recorded_scores_as_a_list(
+    client: Client, project: Path
+) -> None:
+    empty = await client.call_tool("get_trend", {})
+    assert empty.is_error is False
+    assert empty.structured_content is not None
+    assert empty.structured_content["scores"] == []
+    for _ in range(3):
+        await client.call_tool("get_drift", {})
+    trend = await client.call_tool("get_trend", {})
+    data = trend.structured_content
+    assert data is not None
+    assert len(data["scores"]) == 3
+    assert data["sparkline"] is not None
+    assert len(data["sparkline"]) == 3
+    assert data["trajectory"] == "stable"
+
+
+async def test_get_handoff_returns_the_five_sections(client: Client, project: Path) -> None:
+    result = await client.call_tool("get_handoff", {})
+    assert result.is_error is False
+    data = result.structured_content
+    assert data is not None
+    positions = [data["prompt"].index(section) for section in SECTIONS]
+    assert positions == sorted(positions)
+    assert data["goal"] == "step 0: please continue"
+
+
+async def test_the_handoff_prompt_is_the_same_text(client: Client, project: Path) -> None:
+    prompt = await client.get_prompt("handoff", {})
+    text = prompt.messages[0].content.text  # type: ignore[union-attr]
+    for section in SECTIONS:
+        assert section in text
+
+
+async def test_the_calling_host_narrows_the_search_to_its_own_sessions(
+    project: Path, isolated_home: Path
+) -> None:
+    info = Implementation(name="gemini-cli-mcp-client", version="0.61.0")
+    async with Client(create_server(), mode="legacy", client_info=info) as gemini:
+        result = await gemini.call_tool("get_drift", {})
+    # Only a Claude Code session exists for the project: a Gemini host must not get it.
+    assert result.is_error is True
+    assert ".gemini" in result.content[0].text  # type: ignore[union-attr]
+
+
+def _server_env(home: Path) -> dict[str, str]:
+    return {
+        "HOME": str(home),
+        "DRIFTGUARD_HOME": str(home / ".driftcli"),
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONWARNINGS": "ignore",
+    }
+
+
+async def test_a_real_stdio_server_process_answers_get_drift(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    session = write_claude_session(tmp_path / "s.jsonl", ["one reply", "two replies"])
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "driftguard", "serve"],
+        env=_server_env(isolated_home),
+        cwd=str(tmp_path),
+    )
+    with (tmp_path / "stderr.txt").open("w", encoding="utf-8") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), mode="legacy") as stdio:
+            result = await stdio.call_tool("get_drift", {"session": str(session)})
+    assert result.is_error is False
+    assert result.structured_content is not None
+    assert result.structured_content["session"]["path"] == str(session)
+
+
+def test_every_stdout_line_of_the_server_is_json_rpc(tmp_path: Path, isolated_home: Path) -> None:
+    session = write_claude_session(tmp_path / "s.jsonl", ["one reply", "two replies"])
+    requests: list[dict[str, Any]] = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw-test", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "get_drift", "arguments": {"session": str(session)}},
+        },
+    ]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "driftguard", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=_server_env(isolated_home),
+        cwd=tmp_path,
+    )
+    assert process.stdin is not None
+    assert process.stdout is not None
+    messages: list[dict[str, Any]] = []
+    watchdog = threading.Timer(60, process.kill)  # a hung server fails the test, never the run
+    watchdog.start()
+    try:
+        for request in requests:
+            process.stdin.write(json.dumps(request) + "\n")
+            process.stdin.flush()
+        for line in process.stdout:  # ends at the answer to id 2, or when the server exits
+            if line.strip():
+                messages.append(json.loads(line))
+                if messages[-1].get("id") == 2:
+                    break
+    finally:
+        process.stdin.close()
+        process.wait(timeout=30)
+        process.stdout.close()
+        watchdog.cancel()
+    assert messages
+    assert all(message["jsonrpc"] == "2.0" for message in messages)
+    answer = messages[-1]
+    assert answer["id"] == 2
+    assert answer["result"]["isError"] is False
+    assert answer["result"]["structuredContent"]["session"]["path"] == str(session)
