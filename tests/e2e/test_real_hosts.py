@@ -1,0 +1,408 @@
+"""Real hosts: the pinned Claude Code, Gemini CLI and Codex start ``driftguard serve`` from
+their config in a private HOME, and a real session calls ``get_drift`` about itself.
+
+The model is :mod:`fake_model` on 127.0.0.1; nothing leaves the machine. Each test skips
+with the install command when its CLI (at the pinned version) is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_hosts import (
+    claude_project_folder,
+    driftguard_command,
+    gemini_policy,
+    host_env,
+    read_jsonl,
+    register_claude,
+    register_codex,
+    register_gemini,
+    run_cli,
+)
+from fake_model import FakeModel, call_tool, parse_request, say
+
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
+pytest_plugins = ["e2e_fixtures"]
+
+RealCli = Callable[[str], Path]
+
+REPORT_KEYS = {
+    "score",
+    "state",
+    "factors",
+    "weights",
+    "messages",
+    "handoff_suggested",
+    "recommendation",
+    "session",
+}
+FACTOR_KEYS = {
+    "context_saturation",
+    "repetition",
+    "length_collapse",
+    "goal_distance",
+    "uncertainty",
+    "confidence_drift",
+}
+SESSION_KEYS = {
+    "cli",
+    "path",
+    "session_id",
+    "context_tokens",
+    "context_window",
+    "tokens_estimated",
+    "compactions",
+    "skipped_lines",
+    "resolved_by",
+}
+STATE_BANDS = {"fresh": (0, 29), "warming": (30, 60), "drifting": (61, 80), "polluted": (81, 100)}
+
+FIRST_TURN_TOKENS = 20_000
+"""Input tokens the fake reports on the first turn of the Gemini and Codex sessions."""
+TURN2_TOKENS = 45_000
+"""Input tokens the fake reports on the second (plain) turn."""
+TOOL_TOKENS = 60_000
+"""Input tokens the fake reports on the turn that calls get_drift."""
+
+CLAUDE_PLAN = [
+    say(
+        "I read the parser module: it streams the file line by line and keeps a running "
+        "offset, so appending a line only costs that line.",
+        input_tokens=30_000,
+    ),
+    say(
+        "The retry loop in the uploader sleeps a fixed second between attempts; an "
+        "exponential backoff with a cap would suit the flaky network better.",
+        input_tokens=TURN2_TOKENS,
+    ),
+    call_tool("get_drift", {}, input_tokens=TOOL_TOKENS),
+]
+"""Two plain turns (so there is something to score), then get_drift on the third."""
+
+
+def _driftguard_env() -> dict[str, str]:
+    return {"DRIFTGUARD_HOME": os.environ["DRIFTGUARD_HOME"]}
+
+
+def _assert_design_report(report: dict[str, Any]) -> None:
+    """The design §5.5 JSON fields, with their types and value ranges."""
+    assert report.keys() >= REPORT_KEYS
+    assert report["factors"].keys() == FACTOR_KEYS
+    assert report["session"].keys() >= SESSION_KEYS
+    score = report["score"]
+    assert isinstance(score, int)
+    low, high = STATE_BANDS[report["state"]]
+    assert low <= score <= high
+    for name, value in report["factors"].items():
+        if name == "goal_distance" and value is None:
+            continue
+        assert isinstance(value, int | float)
+        assert 0 <= value <= 100
+    assert report["weights"].keys() == FACTOR_KEYS
+    assert sum(report["weights"].values()) == pytest.approx(1.0)
+    assert isinstance(report["handoff_suggested"], bool)
+    assert isinstance(report["recommendation"], str)
+    assert report["recommendation"]
+
+
+def test_claude_mcp_list_reports_driftguard_connected(
+    real_cli: RealCli, fake_model: FakeModel, isolated_home: Path, host_project: Path
+) -> None:
+    claude = real_cli("claude")
+    command = driftguard_command()
+    register_claude(isolated_home, command, _driftguard_env())
+
+    run = run_cli(
+        [claude, "mcp", "list"], cwd=host_project, env=host_env(isolated_home, fake_model.url)
+    )
+
+    assert run.returncode == 0, run.describe()
+    lines = [line for line in run.stdout.splitlines() if line.startswith("driftguard:")]
+    assert len(lines) == 1, run.describe()
+    assert command in lines[0]
+    assert lines[0].rstrip().endswith("Connected"), run.describe()
+
+
+def test_gemini_mcp_list_reports_driftguard_connected(
+    real_cli: RealCli, fake_model: FakeModel, isolated_home: Path, host_project: Path
+) -> None:
+    gemini = real_cli("gemini")
+    command = driftguard_command()
+    register_gemini(isolated_home, command, _driftguard_env(), host_project)
+
+    run = run_cli(
+        [gemini, "mcp", "list"], cwd=host_project, env=host_env(isolated_home, fake_model.url)
+    )
+
+    # Gemini CLI 0.61.0 prints the list on stderr ("✓ driftguard: <command> serve (stdio) -
+    # Connected"), established by running it here.
+    assert run.returncode == 0, run.describe()
+    output = run.stdout + run.stderr
+    lines = [line for line in output.splitlines() if "driftguard:" in line]
+    assert len(lines) == 1, run.describe()
+    assert f"{command} serve" in lines[0]
+    assert lines[0].rstrip().endswith("Connected"), run.describe()
+
+
+def _claude_turns(claude: Path, project: Path, env: dict[str, str]) -> tuple[str, list[Any]]:
+    """Three ``claude -p`` turns in one session; the session id and each JSON result."""
+    session_id: str | None = None
+    results = []
+    prompts = [
+        "How does the parser read the session file?",
+        "What would make the uploader more robust?",
+        "Are we still on track? Check the drift of this session.",
+    ]
+    for prompt in prompts:
+        args: list[str | Path] = [claude, "-p", prompt, "--output-format", "json"]
+        args += ["--allowedTools", "mcp__driftguard__get_drift"]
+        if session_id is not None:
+            args += ["--resume", session_id]
+        run = run_cli(args, cwd=project, env=env)
+        assert run.returncode == 0, run.describe()
+        result = run.json()
+        assert result["is_error"] is False, run.describe()
+        assert not result.get("permission_denials"), run.describe()
+        if session_id is not None:
+            assert result["session_id"] == session_id
+        session_id = result["session_id"]
+        results.append(result)
+    assert session_id is not None
+    return session_id, results
+
+
+def _get_drift_result(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The one session-file line holding the result of a get_drift call."""
+    call_ids = {
+        block["id"]
+        for record in records
+        if record.get("type") == "assistant"
+        for block in record["message"]["content"]
+        if block.get("type") == "tool_use" and block["name"] == "mcp__driftguard__get_drift"
+    }
+    assert len(call_ids) == 1
+    results = [
+        record
+        for record in records
+        if record.get("type") == "user"
+        and isinstance(record["message"]["content"], list)
+        and any(
+            block.get("type") == "tool_result" and block.get("tool_use_id") in call_ids
+            for block in record["message"]["content"]
+        )
+    ]
+    assert len(results) == 1
+    return results[0]
+
+
+def test_claude_code_session_calls_get_drift_about_its_own_session_file(
+    real_cli: RealCli, fake_model: FakeModel, isolated_home: Path, host_project: Path
+) -> None:
+    claude = real_cli("claude")
+    register_claude(isolated_home, driftguard_command(), _driftguard_env())
+    fake_model.set_plan(CLAUDE_PLAN)
+
+    session_id, results = _claude_turns(
+        claude, host_project, host_env(isolated_home, fake_model.url)
+    )
+
+    session_file = (
+        isolated_home
+        / ".claude"
+        / "projects"
+        / claude_project_folder(host_project)
+        / f"{session_id}.jsonl"
+    )
+    assert session_file.is_file()
+    record = _get_drift_result(read_jsonl(session_file))
+    tool_result = next(b for b in record["message"]["content"] if b.get("type") == "tool_result")
+    assert not tool_result.get("is_error"), tool_result
+    report = record["mcpMeta"]["structuredContent"]
+    _assert_design_report(report)
+    session = report["session"]
+    assert Path(session["path"]) == session_file
+    assert session["cli"] == "claude_code"
+    assert session["session_id"] == session_id
+    # Claude Code 2.1.197 gives its MCP servers CLAUDE_CODE_SESSION_ID (the resumed id) and
+    # CLAUDE_PROJECT_DIR (the launch dir): established with a stand-in server that echoed
+    # its environment. No hook wrote a pointer, so the env id decides.
+    assert session["resolved_by"] == "env_session_id"
+    # Claude Code buffers its transcript writes for a few milliseconds, and driftguard
+    # answers faster: in most runs the file it read still ended with turn 2 (45,000 tokens,
+    # 4 messages); when the buffer was flushed first, it held turn 3's tool_use line
+    # (60,000). Established with a stand-in server that listed the file's lines when called:
+    # all turn-3 lines were there after a 50 ms sleep, none without one.
+    assert session["context_tokens"] in {TURN2_TOKENS, TOOL_TOKENS}
+    assert session["tokens_estimated"] is False
+    assert session["context_window"] > TOOL_TOKENS
+    assert session["compactions"] == 0
+    assert session["skipped_lines"] == 0
+    assert report["messages"] >= 4  # two plain turns, each a prompt and a reply
+    assert report["factors"]["goal_distance"] is None  # no goal given or stored
+
+    # Claude Code 2.1.197 sends the model the structured content as JSON (the text content
+    # is not sent; a stand-in server returning different text and structured content showed
+    # it), so the model too is told the file; the fake quoted it back as the final reply.
+    sent = [
+        request.tool_result
+        for request in (
+            parse_request("anthropic", entry.path, entry.body)
+            for entry in fake_model.model_requests("anthropic")
+        )
+        if request.tool_result is not None
+    ]
+    assert len(sent) == 1
+    assert json.loads(sent[0]) == report
+    assert results[2]["result"].startswith("The tool answered:")
+
+    # get_drift recorded one snapshot of this session, with the score it returned.
+    history = list((Path(os.environ["DRIFTGUARD_HOME"]) / "history").glob("*.jsonl"))
+    assert len(history) == 1
+    assert session_id in history[0].name
+    snapshots = read_jsonl(history[0])
+    assert [s["score"] for s in snapshots] == [report["score"]]
+
+
+def _gemini_session_files(home: Path, session_id: str) -> list[Path]:
+    chats = sorted((home / ".gemini" / "tmp").glob(f"*/chats/session-*-{session_id[:8]}.jsonl"))
+    return chats
+
+
+def test_gemini_cli_session_calls_get_drift_about_its_own_session_file(
+    real_cli: RealCli,
+    fake_model: FakeModel,
+    isolated_home: Path,
+    host_project: Path,
+    tmp_path: Path,
+) -> None:
+    gemini = real_cli("gemini")
+    register_gemini(isolated_home, driftguard_command(), _driftguard_env(), host_project)
+    policy = gemini_policy(tmp_path, ["get_drift"])
+    fake_model.set_plan(
+        [
+            say("The tests pass on the main branch.", input_tokens=FIRST_TURN_TOKENS),
+            call_tool("get_drift", {}, input_tokens=TOOL_TOKENS),
+        ]
+    )
+    env = host_env(isolated_home, fake_model.url)
+
+    first = run_cli(
+        [gemini, "-p", "Do the tests pass?", "-o", "json", "--policy", policy],
+        cwd=host_project,
+        env=env,
+    )
+    assert first.returncode == 0, first.describe()
+    session_id = first.json()["session_id"]
+    second = run_cli(
+        [
+            gemini,
+            "-p",
+            "Check the drift of this session.",
+            "-o",
+            "json",
+            "--policy",
+            policy,
+            "--resume",
+            session_id,
+        ],
+        cwd=host_project,
+        env=env,
+    )
+    assert second.returncode == 0, second.describe()
+
+    files = _gemini_session_files(isolated_home, session_id)
+    assert files, second.describe()
+    # A resume first writes a small stub with the same id; the conversation is the largest.
+    conversation = max(files, key=lambda path: path.stat().st_size)
+    records = read_jsonl(conversation)
+    calls = [
+        call
+        for record in records
+        if record.get("type") == "gemini"
+        for call in record.get("toolCalls") or []
+        if call.get("name") == "mcp_driftguard_get_drift"
+    ]
+    assert calls, f"no get_drift call in {conversation}"
+    assert calls[-1]["status"] == "success", calls[-1]
+    sent = [
+        request.tool_result
+        for request in (
+            parse_request("gemini", entry.path, entry.body)
+            for entry in fake_model.model_requests("gemini")
+        )
+        if request.tool_result is not None
+    ]
+    assert len(sent) == 1
+    # Gemini CLI 0.61.0 gives the model the text content (wrapped in <untrusted_context>),
+    # seen in the request bodies: its session line names the file and how it was found.
+    # Gemini passes no session id to MCP servers, so it is the newest session of the
+    # project written by gemini-cli-mcp-client.
+    assert f"gemini_cli · {conversation}" in json.loads(sent[0])["output"]
+    assert "resolved by newest in project" in json.loads(sent[0])["output"]
+
+
+def test_codex_session_calls_get_drift_about_its_own_rollout_file(
+    real_cli: RealCli, fake_model: FakeModel, isolated_home: Path, host_project: Path
+) -> None:
+    codex = real_cli("codex")
+    register_codex(isolated_home, driftguard_command(), _driftguard_env(), fake_model.url)
+    fake_model.set_plan(
+        [
+            say("The build uses setuptools.", input_tokens=FIRST_TURN_TOKENS),
+            call_tool("get_drift", {}, input_tokens=TOOL_TOKENS),
+        ]
+    )
+    env = host_env(isolated_home, fake_model.url)
+    base: list[str | Path] = [codex, "exec", "--json", "--skip-git-repo-check"]
+
+    first = run_cli([*base, "Which build backend do we use?"], cwd=host_project, env=env)
+    assert first.returncode == 0, first.describe()
+    events = [json.loads(line) for line in first.stdout.splitlines() if line.startswith("{")]
+    thread_id = next(e["thread_id"] for e in events if e.get("type") == "thread.started")
+    second = run_cli(
+        [*base, "resume", thread_id, "Check the drift of this session."], cwd=host_project, env=env
+    )
+    assert second.returncode == 0, second.describe()
+
+    rollouts = list(
+        (isolated_home / ".codex" / "sessions").glob(f"*/*/*/rollout-*-{thread_id}.jsonl")
+    )
+    assert len(rollouts) == 1
+    events = [json.loads(line) for line in second.stdout.splitlines() if line.startswith("{")]
+    calls = [
+        e["item"]
+        for e in events
+        if e.get("type") == "item.completed" and e["item"].get("type") == "mcp_tool_call"
+    ]
+    assert len(calls) == 1, second.describe()
+    assert calls[0]["tool"] == "get_drift"
+    assert calls[0]["error"] is None, calls[0]
+    report = calls[0]["result"]["structured_content"]
+    _assert_design_report(report)
+    assert Path(report["session"]["path"]) == rollouts[0]
+    assert report["session"]["cli"] == "codex_cli"
+    assert report["session"]["session_id"] == thread_id
+    # Codex passes no session id (mcp-and-hosts §4.1): the newest rollout of this project.
+    assert report["session"]["resolved_by"] == "newest_in_project"
+    # Codex 0.171.0 writes the tool-calling response's token_count after the
+    # function_call_output (seen in the rollout), so the file read holds turn 1's usage.
+    assert report["session"]["tokens_estimated"] is False
+    assert report["session"]["context_tokens"] >= FIRST_TURN_TOKENS
+    # Like Claude Code, Codex sends the model the structured content as JSON, after a
+    # "Wall time: … seconds\nOutput:\n" header (seen in the request bodies).
+    sent = [
+        request.tool_result
+        for request in (
+            parse_request("openai", entry.path, entry.body)
+            for entry in fake_model.model_requests("openai")
+        )
+        if request.tool_result is not None
+    ]
+    assert len(sent) == 1
+    assert json.loads(sent[0].split("Output:\n", 1)[1]) == report
