@@ -23,7 +23,9 @@ __all__ = [
 ]
 
 BAR_CELLS = 10
-HANDOFF_LINE = "→ Call get_handoff() to carry this work into a fresh session."
+HANDOFF_LINE = (
+    "→ Call get_handoff() (or run `driftguard handoff`) to carry this work into a fresh session."
+)
 
 
 def display_round(value: float) -> float:

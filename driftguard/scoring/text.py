@@ -2,9 +2,12 @@
 
 - lower-case with :meth:`str.lower`; words are :meth:`str.split` tokens;
 - lengths are ``len(str)`` (code points);
-- "code removed": fenced blocks opened by three backticks or three tildes are deleted,
-  up to the next fence of the same kind or, when unclosed, to the end of the message;
-  inline code stays;
+- "code removed": fenced code blocks (``` or ~~~) are deleted, fences included, as
+  CommonMark defines them (spec 0.31 §4.5): an opening fence is a line of at least three
+  backticks or tildes indented by at most three spaces (a backtick fence's info string
+  holds no backtick); the block ends at a line of the same character, at least as long,
+  and nothing else but spaces — or, when unclosed, at the end of the message. Inline code
+  (single backticks, or backticks mid-line) stays;
 - a phrase matches case-insensitively with ``(?<!\\w)`` before it, ``\\s+`` between its
   words, and ``(?!\\w)`` after it when it ends in a letter or digit.
 """
@@ -17,12 +20,31 @@ from functools import lru_cache
 
 __all__ = ["count_phrases", "phrase_pattern", "remove_code", "word_trigrams", "words"]
 
-_FENCED_BLOCK = re.compile(r"(```|~~~).*?(?:\1|\Z)", re.DOTALL)
+_OPENING_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 
 
 def remove_code(text: str) -> str:
-    """``text`` with every fenced code block deleted (design §5.2)."""
-    return _FENCED_BLOCK.sub("", text)
+    """``text`` with every fenced code block deleted, fence lines included (design §5.2)."""
+    if "```" not in text and "~~~" not in text:
+        return text
+    kept: list[str] = []
+    fence = ""
+    for line in text.splitlines(keepends=True):
+        if fence:
+            body = line.strip(" \t\r\n")
+            if (
+                len(line) - len(line.lstrip(" ")) <= 3
+                and body.startswith(fence)
+                and not (body.strip(fence[0]))
+            ):
+                fence = ""
+            continue
+        opening = _OPENING_FENCE.match(line)
+        if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+            fence = opening.group(1)
+            continue
+        kept.append(line)
+    return "".join(kept)
 
 
 def words(text: str) -> list[str]:

@@ -184,7 +184,7 @@ def test_confidence_drift_uses_ceil_of_a_third_so_groups_can_overlap() -> None:
 
 def test_confidence_drift_ignores_hedges_in_code() -> None:
     code = "```\nmaybe()\n```"
-    replies = ["plain words"] * 4 + [f"done {code}", f"done {code}"]
+    replies = ["plain words"] * 4 + [f"done\n{code}", f"done\n{code}"]
     assert factors.confidence_drift(replies) == 0.0
 
 
@@ -236,7 +236,19 @@ def test_goal_distance_joins_only_the_last_five_replies() -> None:
 
 def test_unclosed_fence_runs_to_the_end_of_the_message() -> None:
     assert remove_code("before\n~~~\ncode\nmore code") == "before\n"
-    assert remove_code("a ```x``` b `inline` c") == "a  b `inline` c"
+
+
+def test_fences_are_lines_as_in_commonmark() -> None:
+    # Backticks in the middle of a line open no block: the prose after them stays.
+    assert remove_code("a ```x``` b `inline` c") == "a ```x``` b `inline` c"
+    assert factors.uncertainty(["Use the ``` fence syntax. I was wrong about the flag."]) == 25.0
+    # A four-backtick block holds a three-backtick one; it ends at four backticks.
+    nested = "````md\n```py\nraise ValueError('I made a mistake')\n```\n````\nDone."
+    assert remove_code(nested) == "Done."
+    # Up to three spaces of indentation, and a longer closing fence, still count.
+    assert remove_code("a\n   ```\nx\n  ````  \nb") == "a\nb"
+    # A tilde fence is not closed by backticks.
+    assert remove_code("~~~\nx\n```\ny") == ""
 
 
 def test_phrase_ending_in_punctuation_has_no_lookahead() -> None:
