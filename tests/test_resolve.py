@@ -1,0 +1,147 @@
+"""Which session a tool call is about: argument → pointer → env → newest (design §6)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from conftest import write_claude_session
+
+from driftguard.discovery import claude_project_dir_name
+from driftguard.errors import SessionNotFoundError
+from driftguard.resolve import (
+    cli_for_host,
+    pointer_path,
+    read_pointer,
+    resolve_session,
+    write_pointer,
+)
+
+CLAUDE_ID = "aaaaaaaa-0000-4000-8000-000000000001"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "work" / "app"
+    root.mkdir(parents=True)
+    return root
+
+
+def claude_session(home: Path, project: Path, session_id: str = CLAUDE_ID) -> Path:
+    folder = home / ".claude" / "projects" / claude_project_dir_name(str(project))
+    return write_claude_session(
+        folder / f"{session_id}.jsonl",
+        ["one reply", "two"],
+        cwd=str(project),
+        session_id=session_id,
+    )
+
+
+def gemini_session(home: Path, slug: str, stem: str, size: int) -> Path:
+    chats = home / ".gemini" / "tmp" / slug / "chats"
+    chats.mkdir(parents=True, exist_ok=True)
+    path = chats / f"{stem}.jsonl"
+    header = {"sessionId": "5a1b2c3d-9999-4000-8000-000000000000", "projectHash": "x"}
+    path.write_text(json.dumps(header) + "\n" + " " * size + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_path_argument_is_used_as_is(tmp_path: Path) -> None:
+    session = write_claude_session(tmp_path / "s.jsonl", ["a", "b"])
+    resolved = resolve_session(str(session), env={})
+    assert resolved.path == session
+    assert resolved.resolved_by == "argument"
+
+
+def test_a_missing_path_argument_says_so(tmp_path: Path) -> None:
+    with pytest.raises(SessionNotFoundError, match="does not exist"):
+        resolve_session(str(tmp_path / "gone.jsonl"), env={})
+
+
+def test_a_claude_session_id_is_found_in_any_project(isolated_home: Path, project: Path) -> None:
+    session = claude_session(isolated_home, project)
+    resolved = resolve_session(CLAUDE_ID, env={})
+    assert resolved.path == session
+    assert resolved.cli == "claude_code"
+
+
+def test_a_gemini_id_prefers_the_largest_file_over_a_resume_stub(isolated_home: Path) -> None:
+    gemini_session(isolated_home, "app", "session-2026-11-30T09-00-5a1b2c3d", size=5000)
+    gemini_session(isolated_home, "app", "session-2026-11-30T10-00-5a1b2c3d", size=10)
+    resolved = resolve_session("5a1b2c3d-9999-4000-8000-000000000000", env={})
+    assert resolved.path.name == "session-2026-11-30T09-00-5a1b2c3d.jsonl"
+    assert resolved.cli == "gemini_cli"
+
+
+def test_a_session_file_name_is_a_valid_argument(isolated_home: Path) -> None:
+    path = gemini_session(isolated_home, "app", "session-2026-11-30T09-00-5a1b2c3d", size=5)
+    assert resolve_session(path.name, env={}).path == path
+
+
+def test_an_unknown_id_says_where_it_looked(isolated_home: Path) -> None:
+    with pytest.raises(SessionNotFoundError, match=r"\.codex"):
+        resolve_session("no-such-session", env={})
+
+
+def test_the_pointer_is_read_back_and_must_point_at_a_file(tmp_path: Path, project: Path) -> None:
+    transcript = write_claude_session(tmp_path / "t.jsonl", ["a", "b"])
+    written = write_pointer(project, transcript, "claude_code", "sid")
+    assert written == pointer_path(project)
+    assert read_pointer(project) == (transcript, "claude_code")
+    transcript.unlink()
+    assert read_pointer(project) is None
+
+
+def test_a_corrupt_pointer_is_ignored(isolated_home: Path, project: Path) -> None:
+    session = claude_session(isolated_home, project)
+    pointer_path(project).parent.mkdir(parents=True)
+    pointer_path(project).write_text("{not json", encoding="utf-8")
+    resolved = resolve_session(None, project=project, env={})
+    assert resolved.path == session
+    assert resolved.resolved_by == "newest_in_project"
+
+
+def test_the_environment_session_id_needs_its_project_dir(
+    isolated_home: Path, project: Path
+) -> None:
+    session = claude_session(isolated_home, project)
+    other = claude_session(isolated_home, project, "bbbbbbbb-0000-4000-8000-000000000002")
+    os.utime(other, (2_000_000_000, 2_000_000_000))
+    env = {"CLAUDE_CODE_SESSION_ID": CLAUDE_ID}
+    assert resolve_session(None, project=project, env=env).path == other  # no project dir
+    env["CLAUDE_PROJECT_DIR"] = str(project)
+    resolved = resolve_session(None, env=env)
+    assert resolved.path == session
+    assert resolved.resolved_by == "env_session_id"
+
+
+def test_only_restricts_every_step_to_one_cli(
+    isolated_home: Path, project: Path, tmp_path: Path
+) -> None:
+    transcript = write_claude_session(tmp_path / "t.jsonl", ["a", "b"])
+    write_pointer(project, transcript, "claude_code", None)
+    with pytest.raises(SessionNotFoundError, match="Codex"):
+        resolve_session(None, project=project, env={}, only="codex_cli")
+
+
+@pytest.mark.parametrize(
+    ("client", "env", "expected"),
+    [
+        ("claude-code", {}, "claude_code"),
+        ("gemini-cli-mcp-client", {}, "gemini_cli"),
+        ("Codex", {}, "codex_cli"),
+        ("codex-mcp-client", {}, "codex_cli"),
+        ("cursor-vscode", {"CLAUDECODE": "1"}, None),
+        (None, {"DRIFTGUARD_HOST": "gemini_cli"}, "gemini_cli"),
+        (None, {"DRIFTGUARD_HOST": "cursor", "CLAUDECODE": "1"}, None),
+        (None, {"CLAUDECODE": "1"}, "claude_code"),
+        (None, {"GEMINI_CLI": "1"}, "gemini_cli"),
+        ("inspector-cli", {}, None),
+    ],
+)
+def test_the_host_is_told_by_client_name_then_environment(
+    client: str | None, env: dict[str, str], expected: str | None
+) -> None:
+    assert cli_for_host(client, env) == expected
