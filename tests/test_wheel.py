@@ -58,7 +58,8 @@ def test_the_installed_wheel_imports_every_module_and_loads_every_preset(
     script = (
         "import importlib, pkgutil, driftguard\n"
         "from driftguard.presets import PRESET_NAMES, load_preset\n"
-        "mods = [m.name for m in pkgutil.walk_packages(driftguard.__path__, 'driftguard.')]\n"
+        "mods = [m.name for m in pkgutil.walk_packages(driftguard.__path__, 'driftguard.')\n"
+        "        if not m.name.endswith('__main__')]\n"
         "for m in mods: importlib.import_module(m)\n"
         "presets = {n: sum(load_preset(n).weights.values()) for n in PRESET_NAMES}\n"
         "print(sorted(mods)); print(presets)\n"
@@ -98,3 +99,11 @@ def test_the_installed_console_script_scores_a_corpus_file_as_json(
     assert report["session"]["cli"] == "claude_code"
     assert report["session"]["path"] == str(session)
     assert 0 <= report["score"] <= 100
+
+
+def test_the_installed_wheel_has_both_console_scripts(installed: Path, tmp_path: Path) -> None:
+    assert (installed / "driftguard-mcp").is_file()
+    result = run(installed, "driftguard", "--help", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    for command in ("score", "trend", "handoff", "serve"):
+        assert command in result.stdout
