@@ -9,25 +9,30 @@ and render the result with :func:`render_text` or :func:`to_json_dict`::
 
     session = parse_session(Path("~/.claude/projects/-home-me-app/<id>.jsonl").expanduser())
     print(render_text(score_session(session, weights=load_preset("coding").weights)))
+
+The names below are loaded on first use (PEP 562), so importing a light submodule — as the
+status line and the prompt hook do after every turn — does not import numpy or the
+adapters.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-from driftguard.adapters import parse_session
-from driftguard.errors import (
-    ConfigError,
-    DriftguardError,
-    SessionFormatError,
-    SessionNotFoundError,
-    UnknownNameError,
-)
-from driftguard.model import ParsedMessage, Session, ToolCall
-from driftguard.scoring import DriftReport, render_text, score_session, to_json_dict
+import importlib
+from typing import TYPE_CHECKING, Any
 
-try:
-    __version__ = version("driftguard-mcp")
-except PackageNotFoundError:  # a source tree that was never installed
-    __version__ = "unknown"
+if TYPE_CHECKING:
+    from driftguard.adapters import parse_session
+    from driftguard.errors import (
+        ConfigError,
+        DriftguardError,
+        SessionFormatError,
+        SessionNotFoundError,
+        UnknownNameError,
+    )
+    from driftguard.model import ParsedMessage, Session, ToolCall
+    from driftguard.scoring import DriftReport, render_text, score_session, to_json_dict
+
+    __version__: str
 
 __all__ = [
     "ConfigError",
@@ -45,3 +50,44 @@ __all__ = [
     "score_session",
     "to_json_dict",
 ]
+
+_LAZY = {
+    "parse_session": "driftguard.adapters",
+    "ConfigError": "driftguard.errors",
+    "DriftguardError": "driftguard.errors",
+    "SessionFormatError": "driftguard.errors",
+    "SessionNotFoundError": "driftguard.errors",
+    "UnknownNameError": "driftguard.errors",
+    "ParsedMessage": "driftguard.model",
+    "Session": "driftguard.model",
+    "ToolCall": "driftguard.model",
+    "DriftReport": "driftguard.scoring",
+    "render_text": "driftguard.scoring",
+    "score_session": "driftguard.scoring",
+    "to_json_dict": "driftguard.scoring",
+}
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("driftguard-mcp")
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "unknown"
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use and keep it in the module."""
+    if name == "__version__":
+        value: Any = _version()
+    elif name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    else:
+        raise AttributeError(f"module 'driftguard' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

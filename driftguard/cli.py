@@ -17,23 +17,53 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from driftguard import __version__, engine
-from driftguard.adapters import parse_session
+# Keep these imports light: `driftguard statusline` and `driftguard hook` run after every
+# turn of a Claude Code session (issue #5), so the engine, the adapters and numpy are
+# imported by the handlers that use them, not here.
 from driftguard.errors import DriftguardError
-from driftguard.history import HistoryStore
-from driftguard.model import CLI_NAMES, Session
+from driftguard.model import CLI_NAMES
 from driftguard.presets import PRESET_NAMES
-from driftguard.resolve import resolve_session
-from driftguard.scoring import ResolvedBy, render_text, to_json_dict
-from driftguard.scoring.report import render_session_line
-from driftguard.trend import render_trend_text
+
+if TYPE_CHECKING:
+    from driftguard.model import Session
+    from driftguard.scoring import ResolvedBy
 
 __all__ = ["build_parser", "main"]
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 DEMO_SESSION = "demo-session.jsonl"
+ALWAYS_EXIT_0 = ("hook", "statusline")
+"""Commands the host runs: they exit 0 even on a usage error (design §10)."""
+HOOK_EVENT_NAMES = ("session-start", "stop", "user-prompt-submit")
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, reading the installed version only when asked (importlib.metadata
+    is slow to import, and the status line starts this parser after every turn)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS) -> None:
+        super().__init__(
+            option_strings=option_strings,
+            dest=dest,
+            default=argparse.SUPPRESS,
+            nargs=0,
+            help="show the version and exit",
+        )
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        from driftguard import __version__
+
+        print(f"{parser.prog} {__version__}")
+        parser.exit()
 
 
 def _add_session_arguments(command: argparse.ArgumentParser) -> None:
@@ -57,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="driftguard",
         description="Tell whether a long AI coding session has degraded, and why.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     score = commands.add_parser(
@@ -98,7 +128,65 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     _add_session_arguments(handoff)
+    handoff.add_argument(
+        "--write",
+        action="store_true",
+        help="also save the pre-filled draft as .driftguard/handoff.md in the project, with "
+        "a checkpoint; the next Claude Code session started there begins with it",
+    )
     handoff.set_defaults(handler=_handoff)
+
+    watch = commands.add_parser(
+        "watch",
+        help="live dashboard of a session's drift, redrawn as the session file grows",
+        description=(
+            "Show the six factors, the score and its trend, redrawn whenever the session "
+            "file changes. Without PATH, the current session of the project is shown (and "
+            "followed after /clear). Ctrl-C quits."
+        ),
+    )
+    watch.add_argument("path", nargs="?", metavar="PATH", help="session file to watch")
+    watch.add_argument(
+        "--cli", choices=CLI_NAMES, help="which CLI wrote PATH, or whose sessions to look for"
+    )
+    watch.add_argument(
+        "--project",
+        metavar="DIR",
+        type=Path,
+        help="project directory: where to look for sessions and its .driftcli config "
+        "(default: the current directory; with PATH, it only selects the config)",
+    )
+    watch.set_defaults(handler=_watch)
+
+    statusline = commands.add_parser(
+        "statusline",
+        help="one line for Claude Code's status line (reads its JSON on stdin)",
+        description=(
+            "Print e.g. 'drift 47 warming · ctx 62% · rep 31' for the session named in "
+            "Claude Code's status-line JSON on stdin, from the score the stop hook cached. "
+            "Always exits 0."
+        ),
+    )
+    statusline.add_argument(
+        "--wrap",
+        metavar="COMMAND",
+        help="run your own status-line COMMAND with the same stdin and append the drift "
+        "segment to its output",
+    )
+    statusline.set_defaults(handler=_statusline)
+
+    hook = commands.add_parser(
+        "hook",
+        help="a Claude Code hook: session-start, stop or user-prompt-submit",
+        description=(
+            "Run a Claude Code hook with its JSON payload on stdin: session-start (pointer "
+            "and waiting handoff), stop (re-score, status-line cache, history), "
+            "user-prompt-submit (one warning when the score crosses warnThreshold). "
+            "Always exits 0; problems go to stderr."
+        ),
+    )
+    hook.add_argument("event", metavar="EVENT", help=", ".join(HOOK_EVENT_NAMES))
+    hook.set_defaults(handler=_hook)
 
     serve = commands.add_parser(
         "serve",
@@ -112,6 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
 @contextmanager
 def _session_for(args: argparse.Namespace) -> Iterator[tuple[Session, ResolvedBy]]:
     """The session the arguments name: --demo, PATH, or the project's current one."""
+    from driftguard.adapters import parse_session
+    from driftguard.resolve import resolve_session
+
     if getattr(args, "demo", False):
         if args.path is not None:
             raise DriftguardError("give either PATH or --demo, not both")
@@ -137,6 +228,11 @@ def _config_project(args: argparse.Namespace, session: Session) -> Path:
 
 
 def _score(args: argparse.Namespace) -> int:
+    from driftguard import engine
+    from driftguard.history import HistoryStore
+    from driftguard.scoring import render_text, to_json_dict
+    from driftguard.scoring.report import render_session_line
+
     with _session_for(args) as (session, resolved_by):
         outcome = engine.drift(
             session,
@@ -159,6 +255,10 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _trend(args: argparse.Namespace) -> int:
+    from driftguard import engine
+    from driftguard.history import HistoryStore
+    from driftguard.trend import render_trend_text
+
     with _session_for(args) as (session, _):
         trend = engine.trend(session, project=_config_project(args, session), store=HistoryStore())
     if args.json:
@@ -169,17 +269,94 @@ def _trend(args: argparse.Namespace) -> int:
 
 
 def _handoff(args: argparse.Namespace) -> int:
+    from driftguard import engine
+    from driftguard.handoff_files import handoff_files, save_handoff
+    from driftguard.history import HistoryStore
+    from driftguard.scoring import to_json_dict
+
     with _session_for(args) as (session, resolved_by):
+        project = _config_project(args, session)
+        target = handoff_files(project).handoff if args.write else None
         handoff, report = engine.handoff(
             session,
-            project=_config_project(args, session),
+            project=project,
             store=HistoryStore(),
             resolved_by=resolved_by,
+            saved_to=str(target) if target is not None else None,
         )
+    saved = None
+    if args.write:
+        try:
+            saved = save_handoff(project, handoff, report)
+        except OSError as exc:
+            raise DriftguardError(f"cannot write the handoff in {project}: {exc}") from exc
     if args.json:
-        print(json.dumps({**asdict(handoff), "report": to_json_dict(report)}, indent=2))
-    else:
-        print(handoff.prompt)
+        result: dict[str, Any] = {**asdict(handoff), "report": to_json_dict(report)}
+        if saved is not None:
+            result["saved"] = {
+                "handoff": str(saved.handoff),
+                "checkpoint": str(saved.checkpoint),
+                "record": saved.record,
+            }
+        print(json.dumps(result, indent=2))
+        return EXIT_OK
+    if saved is not None:
+        print(f"Saved the handoff draft to {saved.handoff} (checkpoint: {saved.checkpoint}).")
+        print(
+            f"The next Claude Code session started in {project} begins with it (hooks from "
+            "`driftguard setup --hooks`). Complete the draft first, or give the model these "
+            "instructions:"
+        )
+        print()
+    print(handoff.prompt)
+    return EXIT_OK
+
+
+def _watch(args: argparse.Namespace) -> int:
+    from driftguard.watch import Watcher, WatchTarget
+
+    target = WatchTarget(
+        path=Path(args.path) if args.path is not None else None,
+        project=Path(args.project) if args.project is not None else Path.cwd(),
+        cli=args.cli,
+        config_project=Path(args.project) if args.project is not None else None,
+    )
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    try:
+        return Watcher(target, sys.stdout, color=color).run()
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+def _stdin_bytes() -> bytes:
+    """All of stdin, or nothing when it is a terminal or closed (a hand-run command)."""
+    stream = sys.stdin
+    try:
+        if stream is None or stream.isatty():
+            return b""
+        return stream.buffer.read()
+    except (OSError, ValueError, AttributeError):
+        return b""
+
+
+def _statusline(args: argparse.Namespace) -> int:
+    from driftguard.statusline import NOT_SCORED, statusline_output
+
+    try:
+        line = statusline_output(_stdin_bytes(), wrap=args.wrap)
+    except Exception as exc:  # noqa: BLE001 - the status line must always print and exit 0
+        print(f"driftguard statusline: {type(exc).__name__}: {exc}", file=sys.stderr)
+        line = NOT_SCORED
+    print(line)
+    return EXIT_OK
+
+
+def _hook(args: argparse.Namespace) -> int:
+    from driftguard.hooks import run_hook
+
+    output = run_hook(args.event, _stdin_bytes())
+    if output:
+        print(output)
     return EXIT_OK
 
 
@@ -200,7 +377,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="replace")
     parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = parser.parse_args(arguments)
+    except SystemExit as exc:
+        if arguments and arguments[0] in ALWAYS_EXIT_0 and exc.code not in (0, None):
+            return EXIT_OK  # argparse already said what was wrong on stderr
+        raise
     handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

@@ -97,7 +97,12 @@ def handoff(
     project: Path | None,
     store: HistoryStore,
     resolved_by: ResolvedBy = "path",
+    saved_to: str | None = None,
 ) -> tuple[Handoff, DriftReport]:
-    """The handoff prompt of the session, with its current (unrecorded) report."""
+    """The handoff prompt of the session, with its current (unrecorded) report.
+
+    ``saved_to`` names the file the draft is being saved to (``handoff --write``,
+    ``get_handoff(write=true)``); the prompt then asks to complete that file in place.
+    """
     outcome = drift(session, project=project, store=store, resolved_by=resolved_by, record=False)
-    return build_handoff(session, outcome.report), outcome.report
+    return build_handoff(session, outcome.report, saved_to=saved_to), outcome.report

@@ -150,6 +150,11 @@ class Handoff:
         redactions: the secrets replaced in the excerpts shown.
         cli: the CLI that wrote the session.
         session_path: the session file.
+        draft: the pre-filled ``handoff.md`` the prompt asks the model to complete (the
+            five sections with facts and ``<placeholder>`` lines); what
+            ``driftguard handoff --write`` saves.
+        saved_to: where the draft was saved for the next session (``None`` when it was
+            not saved); the prompt then asks to complete that file in place.
     """
 
     prompt: str
@@ -168,6 +173,8 @@ class Handoff:
     redactions: tuple[Redaction, ...]
     cli: CliName
     session_path: str
+    draft: str = ""
+    saved_to: str | None = None
 
 
 @dataclass(slots=True)
@@ -186,12 +193,15 @@ class _Gate:
         return result.text
 
 
-def build_handoff(session: Session, report: DriftReport) -> Handoff:
+def build_handoff(session: Session, report: DriftReport, *, saved_to: str | None = None) -> Handoff:
     """The handoff of ``session``, scored as ``report``.
 
     Args:
         session: the parsed session (its remembered messages are read).
         report: the session's drift report (score, state, factors).
+        saved_to: the file the draft is being saved to for the next session (issue #5
+            item 4); the prompt then asks the model to complete that file in place
+            instead of writing ``handoff.md`` in the project root.
 
     Returns:
         The :class:`Handoff`; every excerpt in it and in its prompt has passed the
@@ -223,6 +233,7 @@ def build_handoff(session: Session, report: DriftReport) -> Handoff:
         report=report,
         withheld=tuple(gated.withheld),
         redacted=len(gated.redactions),
+        saved_to=_gated_line(gated, saved_to) if saved_to else None,
     )
     return Handoff(
         prompt=_prompt(facts),
@@ -241,6 +252,8 @@ def build_handoff(session: Session, report: DriftReport) -> Handoff:
         redactions=tuple(gated.redactions),
         cli=session.cli,
         session_path=path,
+        draft="\n".join(_draft(facts)) + "\n",
+        saved_to=facts.saved_to,
     )
 
 
@@ -377,6 +390,7 @@ class _Facts:
     report: DriftReport
     withheld: tuple[str, ...]
     redacted: int
+    saved_to: str | None = None
 
 
 def _code(text: str) -> str:
@@ -462,9 +476,20 @@ def _draft(facts: _Facts) -> list[str]:
 
 def _prompt(facts: _Facts) -> str:
     target = f" in {_code(facts.cwd)}" if facts.cwd else " in the project's root directory"
+    if facts.saved_to:
+        task = (
+            f"driftguard saved the draft below as {_code(facts.saved_to)}; the next session "
+            "started in this project begins with that file. Complete it in place (edit that "
+            "file, do not create another handoff.md) so that a fresh session can take over "
+            "this work without this session's history."
+        )
+    else:
+        task = (
+            f"Write a file named `handoff.md`{target} so that a fresh session can take over "
+            "this work without this session's history."
+        )
     intro = [
-        f"Write a file named `handoff.md`{target} so that a fresh session can take over "
-        "this work without this session's history.",
+        task,
         "",
         "Start from the draft below. driftguard pre-filled it with facts read from this "
         "session's transcript; they are incomplete and may be out of date. Verify and "

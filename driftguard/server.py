@@ -29,6 +29,7 @@ from driftguard import __version__, engine
 from driftguard.config import load_config
 from driftguard.errors import DriftguardError
 from driftguard.handoff import Handoff
+from driftguard.handoff_files import SavedHandoff, handoff_files, save_handoff
 from driftguard.history import HistoryStore
 from driftguard.incremental import SessionCache
 from driftguard.model import Session
@@ -55,11 +56,19 @@ to carry on or start fresh.
 
 When get_drift suggests a handoff, or the user wants to start a fresh session, call \
 get_handoff and follow its instructions to write handoff.md for the next session. \
+With write=true, get_handoff saves its draft as .driftguard/handoff.md in the project, to \
+be completed in place; the next session started in this project then begins with it. \
 get_trend shows how the score moved over this session."""
 
 READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
+SAVES_HANDOFF = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+)
+"""get_handoff: with ``write=true`` it writes driftguard's own files in the project's
+``.driftguard/`` (a replaced handoff.md is kept as handoff.prev.md, so nothing is lost:
+not destructive); each call writes a new checkpoint (not idempotent)."""
 
 SessionArg = Annotated[
     str | None,
@@ -156,6 +165,14 @@ class HandoffResult(BaseModel):
     score: int = Field(ge=0, le=100)
     state: Literal["fresh", "warming", "drifting", "polluted"]
     session: SessionInfo
+    saved_to: str | None = Field(
+        default=None,
+        description="With write=true: the handoff.md saved for the next session, to be "
+        "completed in place; else null.",
+    )
+    checkpoint: str | None = Field(
+        default=None, description="With write=true: the JSON checkpoint saved with it."
+    )
 
 
 def _session_info(report: DriftReport) -> SessionInfo:
@@ -234,7 +251,9 @@ def _trend_result(trend: Trend, report: DriftReport) -> TrendResult:
     )
 
 
-def _handoff_result(handoff: Handoff, report: DriftReport) -> HandoffResult:
+def _handoff_result(
+    handoff: Handoff, report: DriftReport, saved: SavedHandoff | None = None
+) -> HandoffResult:
     return HandoffResult(
         prompt=handoff.prompt,
         goal=handoff.goal,
@@ -245,6 +264,8 @@ def _handoff_result(handoff: Handoff, report: DriftReport) -> HandoffResult:
         score=report.score,
         state=report.state,
         session=_session_info(report),
+        saved_to=str(saved.handoff) if saved is not None else None,
+        checkpoint=str(saved.checkpoint) if saved is not None else None,
     )
 
 
@@ -289,22 +310,41 @@ def create_server() -> MCPServer[ServerState]:
         )
         return _result(text, result)
 
-    @server.tool(title="Session handoff", annotations=READ_ONLY)
+    @server.tool(title="Session handoff", annotations=SAVES_HANDOFF)
     def get_handoff(
-        ctx: Context[ServerState, Any], session: SessionArg = None
+        ctx: Context[ServerState, Any],
+        session: SessionArg = None,
+        write: Annotated[
+            bool,
+            Field(
+                description="Also save the pre-filled draft as .driftguard/handoff.md in the "
+                "project (with a checkpoint), so that the next session started there begins "
+                "with it; then complete that file in place."
+            ),
+        ] = False,
     ) -> Annotated[CallToolResult, HandoffResult]:
         """Instructions to write handoff.md for a fresh session, pre-filled with facts from
         this session's transcript (goal, files edited, commands run, last errors, score).
-        Secrets are redacted; follow the instructions in the returned prompt."""
+        Secrets are redacted; follow the instructions in the returned prompt. With
+        write=true the draft is saved in the project for the next session to start with."""
         with _as_tool_error():
             parsed, resolved = _load(ctx, session)
+            project = project_dir()
+            target = handoff_files(project).handoff if write else None
             handoff, report = engine.handoff(
                 parsed,
-                project=project_dir(),
+                project=project,
                 store=_state(ctx).store,
                 resolved_by=resolved.resolved_by,
+                saved_to=str(target) if target is not None else None,
             )
-        return _result(handoff.prompt, _handoff_result(handoff, report))
+            saved = None
+            if write:
+                try:
+                    saved = save_handoff(project, handoff, report)
+                except OSError as exc:
+                    raise DriftguardError(f"cannot write the handoff in {project}: {exc}") from exc
+        return _result(handoff.prompt, _handoff_result(handoff, report, saved))
 
     @server.tool(title="Session drift trend", annotations=READ_ONLY)
     def get_trend(

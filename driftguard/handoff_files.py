@@ -1,0 +1,245 @@
+"""The handoff loop on disk: a session saves its handoff in the project, the next session
+starts with it (issue #5 item 4).
+
+Files, in ``<project>/.driftguard/`` (created with a ``.gitignore`` holding ``*``, so
+nothing in it is ever committed; an existing ``.gitignore`` is left as it is)::
+
+    handoff.md        the handoff: the pre-filled draft of design §6 (five sections,
+                      secrets already gated), which the model then completes in place
+    handoff.json      the checkpoint: {"v": 1, "id", "session_id", "cli", "transcript",
+                      "project", "created" (epoch s), "created_at" (ISO 8601 UTC),
+                      "score", "state", "factors" (points, one decimal), "handoff_suggested",
+                      "files_touched"}
+    handoff.pending   {"id", "ts"}: a handoff is waiting for the next session
+    handoff.consumed  {"id", "session_id", "ts"}: which session took the last one
+    handoff.prev.md   the previous handoff.md, kept when a new one replaces it
+
+:func:`save_handoff` writes ``handoff.md``, then the checkpoint, then the pending marker —
+each atomically (:func:`driftguard._fileio.write_atomic`) — so the marker never points at
+a half-written handoff. :func:`take_handoff` (the ``SessionStart`` hook) reads them and
+*claims* the handoff by deleting the pending marker: the deletion succeeds for exactly
+one session, so a handoff is injected at most once even when two sessions start at the
+same moment, and a consumed handoff is never injected again. The marker is not sticky: it
+blocks nothing (a new save writes a new one; a session that finds none starts normally)
+and is gone once read. The session that saved the handoff does not take it back when it
+is resumed or compacted (same session id); the marker then waits for the next session.
+
+Before it reaches the new session's context, ``handoff.md`` passes the secret gate again
+(the model may have added text to the draft), and is cut to :data:`CONTEXT_CHARS`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from driftguard._fileio import read_json_object, write_atomic, write_json_atomic
+
+if TYPE_CHECKING:
+    from driftguard.handoff import Handoff
+    from driftguard.scoring.composite import DriftReport
+
+__all__ = [
+    "CHECKPOINT_VERSION",
+    "CONTEXT_CHARS",
+    "HANDOFF_DIR",
+    "HandoffFiles",
+    "SavedHandoff",
+    "TakenHandoff",
+    "handoff_context",
+    "handoff_files",
+    "save_handoff",
+    "take_handoff",
+]
+
+HANDOFF_DIR: Final = ".driftguard"
+"""The folder in the project that holds the handoff files."""
+CHECKPOINT_VERSION: Final = 1
+CONTEXT_CHARS: Final = 9_000
+"""Characters of ``handoff.md`` put into the next session's context. Claude Code moves
+``additionalContext`` over 10,000 characters into a file (mcp-and-hosts.md §4.2); this keeps
+the handoff itself, with its header, in the context."""
+_FILE_MODE: Final = 0o644
+"""Mode of the files in the project (the umask applies): ordinary project files."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffFiles:
+    """Where the handoff files of one project live."""
+
+    folder: Path
+    handoff: Path
+    checkpoint: Path
+    pending: Path
+    consumed: Path
+    previous: Path
+    gitignore: Path
+
+
+def handoff_files(project: Path) -> HandoffFiles:
+    """The handoff files of ``project`` (nothing is created)."""
+    folder = project / HANDOFF_DIR
+    return HandoffFiles(
+        folder=folder,
+        handoff=folder / "handoff.md",
+        checkpoint=folder / "handoff.json",
+        pending=folder / "handoff.pending",
+        consumed=folder / "handoff.consumed",
+        previous=folder / "handoff.prev.md",
+        gitignore=folder / ".gitignore",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SavedHandoff:
+    """What :func:`save_handoff` wrote."""
+
+    handoff: Path
+    checkpoint: Path
+    record: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class TakenHandoff:
+    """A handoff the ``SessionStart`` hook claimed for a new session."""
+
+    text: str
+    """``handoff.md`` after the secret gate (not yet cut to length)."""
+    checkpoint: dict[str, Any]
+    path: Path
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _ensure_folder(files: HandoffFiles) -> None:
+    files.folder.mkdir(parents=True, exist_ok=True)
+    if not files.gitignore.exists():
+        write_atomic(
+            files.gitignore,
+            b"# driftguard's handoff files: never committed\n*\n",
+            mode=_FILE_MODE,
+        )
+
+
+def save_handoff(
+    project: Path, handoff: Handoff, report: DriftReport, *, now: float | None = None
+) -> SavedHandoff:
+    """Save the handoff draft and its checkpoint for the next session in ``project``.
+
+    Writes ``handoff.md`` (``handoff.draft``; a previous ``handoff.md`` is kept as
+    ``handoff.prev.md``), ``handoff.json`` and ``handoff.pending``, creating
+    ``.driftguard/`` and its ``.gitignore`` first.
+
+    Raises:
+        OSError: the project folder cannot be written.
+    """
+    from driftguard.scoring.report import display_round  # numpy: only when saving
+
+    files = handoff_files(project)
+    _ensure_folder(files)
+    with contextlib.suppress(FileNotFoundError):
+        write_atomic(files.previous, files.handoff.read_bytes(), mode=_FILE_MODE)
+    created = time.time() if now is None else now
+    handoff_id = uuid.uuid4().hex
+    record: dict[str, Any] = {
+        "v": CHECKPOINT_VERSION,
+        "id": handoff_id,
+        "session_id": report.session.session_id,
+        "cli": handoff.cli,
+        "transcript": handoff.session_path,
+        "project": str(project),
+        "created": created,
+        "created_at": _iso(created),
+        "score": report.score,
+        "state": report.state,
+        "factors": {
+            name: (None if value is None else display_round(value))
+            for name, value in report.factors.items()
+        },
+        "handoff_suggested": report.handoff_suggested,
+        "files_touched": list(handoff.files_modified),
+    }
+    write_atomic(files.handoff, handoff.draft.encode("utf-8"), mode=_FILE_MODE)
+    write_json_atomic(files.checkpoint, record, mode=_FILE_MODE)
+    write_json_atomic(files.pending, {"id": handoff_id, "ts": created}, mode=_FILE_MODE)
+    return SavedHandoff(handoff=files.handoff, checkpoint=files.checkpoint, record=record)
+
+
+def take_handoff(project: Path, session_id: str | None) -> TakenHandoff | None:
+    """Claim the handoff waiting in ``project`` for the session ``session_id``.
+
+    Returns ``None`` — and leaves everything as it is — when no handoff is waiting, its
+    files are missing or do not match, it was saved by this same session, or the gate
+    withholds it whole; else deletes the pending marker (the claim), records the
+    consumer in ``handoff.consumed`` (best effort: the handoff is returned even when that
+    record cannot be written) and returns the gated text. Never raises for a missing or
+    corrupt file; ``OSError`` when the marker cannot be deleted (nothing is claimed then).
+    """
+    from driftguard.secrets import gate
+
+    files = handoff_files(project)
+    marker = read_json_object(files.pending)
+    if marker is None:
+        return None
+    checkpoint = read_json_object(files.checkpoint)
+    if checkpoint is None or checkpoint.get("id") != marker.get("id"):
+        return None
+    if session_id is not None and checkpoint.get("session_id") == session_id:
+        return None
+    try:
+        text = files.handoff.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    gated = gate(text)
+    if gated.text is None or not gated.text.strip():
+        return None
+    try:
+        os.unlink(files.pending)
+    except FileNotFoundError:
+        return None  # another session claimed it first
+    with contextlib.suppress(OSError):  # claimed already: never lose the handoff over this
+        write_json_atomic(
+            files.consumed,
+            {"id": checkpoint.get("id"), "session_id": session_id, "ts": time.time()},
+            mode=_FILE_MODE,
+        )
+    return TakenHandoff(text=gated.text, checkpoint=checkpoint, path=files.handoff)
+
+
+def handoff_context(taken: TakenHandoff, project: Path) -> str:
+    """The text given to the new session: where the handoff comes from, then the handoff.
+
+    Facts, not instructions (a hook's context that reads like a system command is shown to
+    the user instead; mcp-and-hosts.md §4.2).
+    """
+    checkpoint = taken.checkpoint
+    about: list[str] = []
+    session_id = checkpoint.get("session_id")
+    if isinstance(session_id, str) and session_id:
+        about.append(f"session {session_id}")
+    created_at = checkpoint.get("created_at")
+    if isinstance(created_at, str):
+        about.append(f"saved {created_at}")
+    score, state = checkpoint.get("score"), checkpoint.get("state")
+    if isinstance(score, int) and isinstance(state, str):
+        about.append(f"drift score {score}/100, {state}")
+    try:
+        shown = taken.path.relative_to(project)
+    except ValueError:
+        shown = taken.path
+    detail = f" ({'; '.join(about)})" if about else ""
+    text = taken.text.strip()
+    if len(text) > CONTEXT_CHARS:
+        text = text[:CONTEXT_CHARS].rstrip() + f"\n\n[… cut; the whole handoff is in {shown}]"
+    return (
+        f"driftguard: the previous session in this project{detail} left this handoff "
+        f"for the next session, saved in {shown}:\n\n{text}\n"
+    )

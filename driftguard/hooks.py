@@ -1,0 +1,311 @@
+"""``driftguard hook EVENT``: the Claude Code hooks (issue #5 item 3; mcp-and-hosts.md §4.2).
+
+Each hook reads the JSON Claude Code sends on stdin (formats.md §A.14: ``session_id``,
+``transcript_path``, ``cwd``, ``hook_event_name`` and the event's own fields) and returns
+what goes to stdout — only what Claude Code expects for that event, here either nothing or
+one ``{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`` object, which
+Claude Code adds to the model's context. The command always exits 0 (exit code 2 would
+block the host; design §10); problems go to stderr, which Claude Code only logs.
+
+The project is ``$CLAUDE_PROJECT_DIR`` (Claude Code sets it for hooks), else the payload's
+``cwd``, else the working directory.
+
+- ``session-start`` (``SessionStart``; ``source`` ``startup|resume|clear|compact|fork``):
+  writes the pointer file of the project to the transcript of this session
+  (:func:`driftguard.resolve.write_pointer`, atomic) — the only signal that follows
+  ``/clear`` — and, when a handoff saved by another session of this project is waiting
+  (:mod:`driftguard.handoff_files`), claims it and adds it to the new session's context.
+- ``stop`` (``Stop``, after every turn): re-scores the transcript and atomically refreshes
+  the status-line cache (:mod:`driftguard.livecache`), appending a snapshot to the
+  session's history like ``get_drift`` does. The transcript "is written asynchronously
+  and may lag" (hooks docs): when ``last_assistant_message`` is not in the file yet, the
+  file is read again (only its new lines, :class:`~driftguard.incremental.SessionCache`)
+  every 50 ms for up to :data:`SETTLE_SECONDS`. No parse state is persisted between
+  hook processes: a whole-process stop hook on a 45 MB session takes about half a second
+  (``benchmarks/bench_statusline.py``), less than a persisted cache would save once
+  loading it is counted, and far below the hook's timeout.
+- ``user-prompt-submit`` (``UserPromptSubmit``, before each prompt is sent): adds one
+  line to the context when the cached score has crossed the warn threshold since the
+  last warning — once per crossing, not on every prompt; a score back below the
+  threshold re-arms it. It reads only the cache (``<key>.warn.json`` keeps the state), so
+  it never delays a prompt by parsing.
+
+Heavy modules (the engine, numpy) are imported inside the hooks that need them, so the
+prompt hook starts as fast as the status line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from driftguard import livecache
+
+if TYPE_CHECKING:
+    from driftguard.incremental import SessionCache
+    from driftguard.model import CliName, Session
+
+__all__ = [
+    "HOOK_EVENTS",
+    "SETTLE_SECONDS",
+    "HookInputError",
+    "parse_payload",
+    "prompt_warning",
+    "run_hook",
+    "session_start",
+    "stop",
+    "user_prompt_submit",
+]
+
+SETTLE_SECONDS: Final = 1.0
+"""How long the stop hook waits for the last reply to reach the transcript."""
+_SETTLE_STEP: Final = 0.05
+_NOTABLE: Final = 10.0
+
+
+class HookInputError(ValueError):
+    """The hook's stdin is not the JSON object the host sends, or lacks a needed field."""
+
+
+def parse_payload(raw: bytes) -> dict[str, Any]:
+    """The hook payload in ``raw``.
+
+    Raises:
+        HookInputError: empty, not JSON, or not an object.
+    """
+    if not raw.strip():
+        raise HookInputError("no JSON on stdin (Claude Code sends the hook's payload there)")
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise HookInputError(f"stdin is not JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise HookInputError("stdin is not a JSON object")
+    return value
+
+
+def _text(payload: Mapping[str, Any], key: str) -> str | None:
+    value = payload.get(key)
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _project(payload: Mapping[str, Any], env: Mapping[str, str]) -> Path:
+    root = env.get("CLAUDE_PROJECT_DIR", "").strip()
+    if root:
+        return Path(root)
+    cwd = _text(payload, "cwd")
+    return Path(cwd) if cwd else Path.cwd()
+
+
+def _host_cli(env: Mapping[str, str]) -> CliName:
+    """Gemini CLI runs hooks with the same payload (and ``CLAUDE_PROJECT_DIR`` as an alias),
+    but also sets ``GEMINI_PROJECT_DIR``/``GEMINI_SESSION_ID`` (mcp-and-hosts.md §4.2)."""
+    if env.get("GEMINI_PROJECT_DIR") or env.get("GEMINI_SESSION_ID"):
+        return "gemini_cli"
+    return "claude_code"
+
+
+def _context_output(event: str, text: str) -> str:
+    """The JSON object that adds ``text`` to the model's context (hooks docs)."""
+    return json.dumps(
+        {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}},
+        ensure_ascii=False,
+    )
+
+
+# --- SessionStart ----------------------------------------------------------------------
+
+
+def session_start(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
+    """Write the project's pointer; hand over a waiting handoff (module doc)."""
+    from driftguard.handoff_files import handoff_context, take_handoff
+    from driftguard.resolve import write_pointer
+
+    project = _project(payload, env)
+    session_id = _text(payload, "session_id")
+    transcript = _text(payload, "transcript_path")
+    if transcript is not None:
+        write_pointer(project, Path(transcript), _host_cli(env), session_id)
+    else:
+        print(
+            "driftguard hook session-start: no transcript_path: pointer not written",
+            file=sys.stderr,
+        )
+    taken = take_handoff(project, session_id)
+    if taken is None:
+        return ""
+    return _context_output("SessionStart", handoff_context(taken, project))
+
+
+# --- Stop ------------------------------------------------------------------------------
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _has_reply(session: Session, expected: str) -> bool:
+    texts = session.assistant_texts
+    return bool(texts) and expected in _squash(texts[-1])
+
+
+def _settled(
+    cache: SessionCache,
+    path: Path,
+    expected: str | None,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> tuple[Session, int]:
+    """The session once ``expected`` (the last reply) is in it, or after
+    :data:`SETTLE_SECONDS`; with the file's size when it was last read (bytes)."""
+    size = os.stat(path).st_size
+    session = cache.get(path)
+    if expected is None or not _squash(expected):
+        return session, size
+    wanted = _squash(expected)
+    deadline = clock() + SETTLE_SECONDS
+    while not _has_reply(session, wanted) and clock() < deadline:
+        sleep(_SETTLE_STEP)
+        size = os.stat(path).st_size
+        session = cache.get(path)
+    return session, size
+
+
+def stop(
+    payload: Mapping[str, Any],
+    env: Mapping[str, str],
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+) -> str:
+    """Re-score the transcript, refresh the status-line cache, record history (module doc).
+
+    Raises:
+        HookInputError: no ``transcript_path``.
+        DriftguardError: the transcript cannot be read or the config is bad.
+    """
+    from driftguard import engine
+    from driftguard.history import HistoryStore
+    from driftguard.incremental import SessionCache
+    from driftguard.scoring.report import display_round
+
+    transcript = _text(payload, "transcript_path")
+    if transcript is None:
+        raise HookInputError("no transcript_path in the Stop payload")
+    path = Path(transcript)
+    project = _project(payload, env)
+    session, size = _settled(
+        SessionCache(maxsize=1), path, _text(payload, "last_assistant_message"), sleep=sleep
+    )
+    session_id = _text(payload, "session_id") or session.session_id
+    window = livecache.read_host_window(session_id) if session_id else None
+    outcome = engine.drift(
+        session, project=project, store=HistoryStore(), context_window=window, record=True
+    )
+    for warning in outcome.config.warnings:
+        print(f"driftguard hook stop: warning: {warning}", file=sys.stderr)
+    if session_id is None:
+        print("driftguard hook stop: no session id: status line not refreshed", file=sys.stderr)
+        return ""
+    report = outcome.report
+    livecache.write_status(
+        livecache.LiveStatus(
+            session_id=session_id,
+            cli=session.cli,
+            transcript_path=str(path),
+            transcript_size=size,
+            ts=time.time(),
+            score=report.score,
+            state=report.state,
+            factors={
+                name: (None if value is None else display_round(value))
+                for name, value in report.factors.items()
+            },
+            messages=report.messages,
+            context_tokens=session.context_tokens,
+            context_window=report.context_window,
+            tokens_estimated=session.tokens_estimated,
+            handoff_suggested=report.handoff_suggested,
+            warn_threshold=report.warn_threshold,
+        )
+    )
+    livecache.prune(outcome.config.history_retention_days)
+    return ""
+
+
+# --- UserPromptSubmit ------------------------------------------------------------------
+
+
+def prompt_warning(status: livecache.LiveStatus) -> str:
+    """The one line added to the context when the score crossed the warn threshold."""
+    notable = sorted(
+        (
+            (value, name)
+            for name, value in status.factors.items()
+            if value is not None and value >= _NOTABLE
+        ),
+        key=lambda item: -item[0],
+    )[:2]
+    reasons = ", ".join(f"{name.replace('_', ' ')} {value:.0f}" for value, name in notable)
+    because = f" (highest factors: {reasons})" if reasons else ""
+    return (
+        f"driftguard: this session's drift score is {status.score}/100 ({status.state}) "
+        f"after the last turn, at or above the warning threshold of {status.warn_threshold}"
+        f"{because}. A handoff carries the work into a fresh session: get_handoff with "
+        "write=true (or `driftguard handoff --write`) saves one in .driftguard/handoff.md, "
+        "and the next session started in this project begins with it."
+    )
+
+
+def user_prompt_submit(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
+    """Warn once when the cached score crossed the warn threshold (module doc)."""
+    session_id = _text(payload, "session_id")
+    if session_id is None:
+        raise HookInputError("no session_id in the UserPromptSubmit payload")
+    status = livecache.read_status(session_id)
+    if status is None:
+        return ""
+    above = status.score >= status.warn_threshold
+    warned = livecache.read_warned(session_id)
+    if above and not warned:
+        livecache.write_warned(session_id, True, status.score)
+        return _context_output("UserPromptSubmit", prompt_warning(status))
+    if warned and not above:
+        livecache.write_warned(session_id, False, status.score)
+    return ""
+
+
+# --- dispatch --------------------------------------------------------------------------
+
+HOOK_EVENTS: Final[Mapping[str, Callable[[Mapping[str, Any], Mapping[str, str]], str]]] = {
+    "session-start": session_start,
+    "stop": stop,
+    "user-prompt-submit": user_prompt_submit,
+}
+"""The hook events ``driftguard hook`` handles, by command-line name."""
+
+
+def run_hook(event: str, raw: bytes, env: Mapping[str, str] | None = None) -> str:
+    """What ``driftguard hook EVENT`` prints for the stdin bytes ``raw`` ('' for nothing).
+
+    Never raises (except ``KeyboardInterrupt``/``SystemExit``): any problem is described on
+    stderr and nothing is printed, so the host carries on (design §10).
+    """
+    environ = os.environ if env is None else env
+    handler = HOOK_EVENTS.get(event)
+    if handler is None:
+        print(
+            f"driftguard hook: unknown event {event!r}; choose one of: {', '.join(HOOK_EVENTS)}",
+            file=sys.stderr,
+        )
+        return ""
+    try:
+        return handler(parse_payload(raw), environ)
+    except Exception as exc:  # noqa: BLE001 - a hook must never fail its host
+        print(f"driftguard hook {event}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return ""

@@ -1,0 +1,263 @@
+"""The live cache the Claude Code hooks keep for the status line (issue #5, design.md §2).
+
+Files, one set per session, in ``~/.driftcli/cache/`` (:func:`driftguard.paths.cache_dir`;
+``DRIFTGUARD_HOME`` relocates it)::
+
+    <key>.json        the latest score, written by ``driftguard hook stop`` after each turn
+    <key>.warn.json   {"above": bool, "score": int, "ts": float}: whether the prompt hook
+                      has already warned about the current crossing of the warn threshold
+    <key>.host.json   {"context_window": int, "ts": float}: the context window the host
+                      reported in its status-line payload, for the next stop hook
+
+``<key>`` is the session id when it is made of ``[A-Za-z0-9-]`` only (Claude Code's UUIDs),
+else ``h-`` and the first 32 hex digits of its sha256: always one plain file name.
+
+Each file has a single writer (the stop hook, the prompt hook, the status line), so an
+async stop hook and a prompt hook never overwrite each other's state; every write is atomic
+(:func:`driftguard._fileio.write_atomic`, mode ``0o600``). Reading never raises: a missing,
+corrupt or foreign-version file reads as ``None``.
+
+Standard library only (plus :mod:`driftguard.paths`): the status line imports this on every
+call and must stay far below 100 ms as a whole process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from driftguard import paths
+from driftguard._fileio import read_json_object, write_json_atomic
+
+__all__ = [
+    "CACHE_VERSION",
+    "LiveStatus",
+    "host_path",
+    "prune",
+    "read_host_window",
+    "read_status",
+    "read_warned",
+    "session_key",
+    "status_path",
+    "warn_path",
+    "write_host_window",
+    "write_status",
+    "write_warned",
+]
+
+CACHE_VERSION: Final = 1
+"""The ``"v"`` of the status record this module writes and reads."""
+
+_PLAIN_ID = re.compile(r"[A-Za-z0-9-]{1,100}")
+_STATES: Final = ("fresh", "warming", "drifting", "polluted")
+_SUFFIXES: Final = (".warn.json", ".host.json", ".json")
+_SECONDS_PER_DAY: Final = 86_400
+
+
+def session_key(session_id: str) -> str:
+    """The file-name key of a session id (see the module doc)."""
+    if _PLAIN_ID.fullmatch(session_id):
+        return session_id
+    return "h-" + hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def status_path(session_id: str) -> Path:
+    """``cache/<key>.json``: the latest score of the session."""
+    return paths.cache_dir() / f"{session_key(session_id)}.json"
+
+
+def warn_path(session_id: str) -> Path:
+    """``cache/<key>.warn.json``: the prompt hook's warning state."""
+    return paths.cache_dir() / f"{session_key(session_id)}.warn.json"
+
+
+def host_path(session_id: str) -> Path:
+    """``cache/<key>.host.json``: the context window the host reported."""
+    return paths.cache_dir() / f"{session_key(session_id)}.host.json"
+
+
+@dataclass(frozen=True, slots=True)
+class LiveStatus:
+    """The score of a session as the stop hook last computed it.
+
+    Attributes:
+        session_id: the host's session id (the cache key).
+        cli: the CLI that wrote the transcript.
+        transcript_path: the transcript that was scored.
+        transcript_size: its size in bytes when it was read.
+        ts: when it was scored, seconds since the epoch.
+        score: the drift score, 0–100 points.
+        state: ``fresh`` / ``warming`` / ``drifting`` / ``polluted``.
+        factors: each factor's points rounded half up to one decimal (``None`` when
+            inactive), keyed by the JSON factor names.
+        messages: user + assistant messages remembered.
+        context_tokens: tokens in the context at the latest request.
+        context_window: the window the score used, in tokens (the host's when known).
+        tokens_estimated: ``context_tokens`` was estimated from characters.
+        handoff_suggested: the design §5.4 handoff trigger fired.
+        warn_threshold: the score from which the prompt hook warns (config
+            ``warnThreshold``).
+    """
+
+    session_id: str
+    cli: str
+    transcript_path: str
+    transcript_size: int
+    ts: float
+    score: int
+    state: str
+    factors: Mapping[str, float | None]
+    messages: int
+    context_tokens: int
+    context_window: int
+    tokens_estimated: bool
+    handoff_suggested: bool
+    warn_threshold: int
+
+    def to_record(self) -> dict[str, Any]:
+        """The JSON object written to ``<key>.json``."""
+        return {
+            "v": CACHE_VERSION,
+            "session_id": self.session_id,
+            "cli": self.cli,
+            "transcript_path": self.transcript_path,
+            "transcript_size": self.transcript_size,
+            "ts": self.ts,
+            "score": self.score,
+            "state": self.state,
+            "factors": dict(self.factors),
+            "messages": self.messages,
+            "context_tokens": self.context_tokens,
+            "context_window": self.context_window,
+            "tokens_estimated": self.tokens_estimated,
+            "handoff_suggested": self.handoff_suggested,
+            "warn_threshold": self.warn_threshold,
+        }
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> LiveStatus | None:
+        """The status in ``record``, or ``None`` when any field is missing or mistyped."""
+        if record.get("v") != CACHE_VERSION:
+            return None
+        factors = record.get("factors")
+        if not isinstance(factors, dict) or not all(
+            isinstance(k, str) and (v is None or _is_number(v)) for k, v in factors.items()
+        ):
+            return None
+        strings = ("session_id", "cli", "transcript_path", "state")
+        ints = ("transcript_size", "score", "messages", "context_tokens", "context_window")
+        flags = ("tokens_estimated", "handoff_suggested")
+        if not all(isinstance(record.get(name), str) for name in strings):
+            return None
+        if not all(_is_int(record.get(name)) for name in (*ints, "warn_threshold")):
+            return None
+        if not all(isinstance(record.get(name), bool) for name in flags):
+            return None
+        if not _is_number(record.get("ts")) or record["state"] not in _STATES:
+            return None
+        if not 0 <= record["score"] <= 100:
+            return None
+        return cls(
+            session_id=record["session_id"],
+            cli=record["cli"],
+            transcript_path=record["transcript_path"],
+            transcript_size=record["transcript_size"],
+            ts=float(record["ts"]),
+            score=record["score"],
+            state=record["state"],
+            factors={k: (None if v is None else float(v)) for k, v in factors.items()},
+            messages=record["messages"],
+            context_tokens=record["context_tokens"],
+            context_window=record["context_window"],
+            tokens_estimated=record["tokens_estimated"],
+            handoff_suggested=record["handoff_suggested"],
+            warn_threshold=record["warn_threshold"],
+        )
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def read_status(session_id: str) -> LiveStatus | None:
+    """The cached score of ``session_id``, or ``None`` (none yet, corrupt, other version)."""
+    record = read_json_object(status_path(session_id))
+    return LiveStatus.from_record(record) if record is not None else None
+
+
+def write_status(status: LiveStatus) -> Path:
+    """Atomically replace the cached score of ``status.session_id``; returns the file."""
+    target = status_path(status.session_id)
+    write_json_atomic(target, status.to_record())
+    return target
+
+
+def read_warned(session_id: str) -> bool:
+    """Whether the prompt hook has warned about the current crossing (default ``False``)."""
+    record = read_json_object(warn_path(session_id))
+    return bool(record is not None and record.get("above") is True)
+
+
+def write_warned(session_id: str, above: bool, score: int) -> Path:
+    """Atomically record whether the score is above the threshold (warned) or back below
+    it (re-armed); returns the file."""
+    target = warn_path(session_id)
+    write_json_atomic(target, {"above": above, "score": score, "ts": time.time()})
+    return target
+
+
+def read_host_window(session_id: str) -> int | None:
+    """The context window (tokens) the host last reported for the session, if any."""
+    record = read_json_object(host_path(session_id))
+    if record is None:
+        return None
+    window = record.get("context_window")
+    if isinstance(window, int) and not isinstance(window, bool) and window > 0:
+        return window
+    return None
+
+
+def write_host_window(session_id: str, window: int) -> bool:
+    """Remember the host's context window (tokens) unless it is already recorded.
+
+    Returns whether the file was written (only when the value changed).
+    """
+    if window <= 0 or read_host_window(session_id) == window:
+        return False
+    write_json_atomic(host_path(session_id), {"context_window": window, "ts": time.time()})
+    return True
+
+
+def prune(retention_days: int, now: float | None = None) -> int:
+    """Delete cache files (and stray temporary files) not modified for ``retention_days``.
+
+    Returns how many files were removed; problems with single files are ignored.
+    """
+    folder = paths.cache_dir()
+    cutoff = (time.time() if now is None else now) - retention_days * _SECONDS_PER_DAY
+    removed = 0
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        name = entry.name
+        ours = name.endswith(_SUFFIXES) or (name.startswith(".") and name.endswith(".tmp"))
+        if not ours:
+            continue
+        with contextlib.suppress(OSError):
+            if entry.is_file(follow_symlinks=False) and entry.stat().st_mtime < cutoff:
+                os.unlink(entry.path)
+                removed += 1
+    return removed

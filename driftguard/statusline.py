@@ -1,0 +1,252 @@
+"""``driftguard statusline``: one short line for Claude Code's status line (issue #5 item 2).
+
+Claude Code runs the status-line command after each assistant message (debounced 300 ms,
+and a still-running command is cancelled), with a JSON payload on stdin
+(formats.md §A.13, mcp-and-hosts.md §4.2). This reads ``session_id`` and
+``context_window`` from it, the score the stop hook cached for that session
+(:mod:`driftguard.livecache`), and prints e.g.::
+
+    drift 47 warming · ctx 62% · rep 31
+
+- ``drift 47 warming``: the cached score (0–100) and state; coloured by state unless
+  ``NO_COLOR`` is set. Without a cached score (no turn has ended yet, or the hooks are not
+  installed): ``drift – not scored yet``.
+- ``ctx 62%``: how full the context window is, from the host's own figures when the
+  payload has them — ``used_percentage``, else the ``current_usage`` tokens, else
+  ``total_input_tokens``, over ``context_window_size`` — else from the cached score's
+  tokens and window. Left out when nothing is known.
+- ``rep 31``: the highest other factor when it reaches 10 points (``rep`` repetition,
+  ``len`` length collapse, ``goal`` goal distance, ``unc`` uncertainty, ``hedge``
+  confidence drift).
+- ``handoff suggested`` when the cached report suggested one (design §5.4).
+
+The host's ``context_window_size`` overrides driftguard's own window (design §5.3): it is
+remembered (``<key>.host.json``) and the next stop hook scores with it.
+
+It never parses a transcript, imports only the standard library, :mod:`driftguard.paths`
+and :mod:`driftguard.livecache`, never raises and always exits 0 (design §10): on a bad
+payload it still prints a line. With ``--wrap COMMAND`` it runs the user's own status-line
+command with the same stdin and appends the drift segment to that command's last line, so
+an existing status line can be kept (``driftguard setup --hooks`` never replaces one).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any, Final
+
+from driftguard import livecache
+from driftguard.livecache import LiveStatus
+
+__all__ = [
+    "FACTOR_SHORT",
+    "NOT_SCORED",
+    "WRAP_TIMEOUT",
+    "context_percent",
+    "host_window",
+    "render_line",
+    "statusline_output",
+]
+
+FACTOR_SHORT: Final[Mapping[str, str]] = {
+    "repetition": "rep",
+    "length_collapse": "len",
+    "goal_distance": "goal",
+    "uncertainty": "unc",
+    "confidence_drift": "hedge",
+}
+"""Short labels of the factors other than context saturation (shown by ``ctx``)."""
+
+NOT_SCORED: Final = "drift – not scored yet"
+NOTABLE_POINTS: Final = 10.0
+"""A factor is shown from this many points (as in the text report, design §5.5)."""
+WRAP_TIMEOUT: Final = 5.0
+"""Seconds the wrapped status-line command may take."""
+SEPARATOR: Final = " · "
+WRAP_SEPARATOR: Final = " │ "
+
+_COLOURS: Final[Mapping[str, str]] = {
+    "fresh": "\x1b[32m",
+    "warming": "\x1b[33m",
+    "drifting": "\x1b[91m",
+    "polluted": "\x1b[1;31m",
+}
+_RESET: Final = "\x1b[0m"
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _context(payload: Mapping[str, Any]) -> Mapping[str, Any]:
+    value = payload.get("context_window")
+    return value if isinstance(value, dict) else {}
+
+
+def host_window(payload: Mapping[str, Any]) -> int | None:
+    """``context_window.context_window_size`` (tokens) when the payload has a positive one."""
+    size = _number(_context(payload).get("context_window_size"))
+    return int(size) if size is not None and size > 0 else None
+
+
+def context_percent(payload: Mapping[str, Any], status: LiveStatus | None) -> float | None:
+    """How full the context window is, in percent (see the module doc for the order)."""
+    context = _context(payload)
+    used = _number(context.get("used_percentage"))
+    if used is not None:
+        return max(0.0, used)
+    window = host_window(payload)
+    if window is not None:
+        usage = context.get("current_usage")
+        if isinstance(usage, dict):
+            parts = (
+                _number(usage.get(name))
+                for name in (
+                    "input_tokens",
+                    "cache_creation_input_tokens",
+                    "cache_read_input_tokens",
+                )
+            )
+            tokens = sum(part for part in parts if part is not None)
+            if tokens > 0:
+                return tokens / window * 100
+        total = _number(context.get("total_input_tokens"))
+        if total is not None and total > 0:
+            return total / window * 100
+    if status is not None:
+        denominator = window or status.context_window
+        if denominator > 0:
+            return status.context_tokens / denominator * 100
+    return None
+
+
+def _round_half_up(value: float) -> int:
+    return math.floor(value + 0.5)
+
+
+def _top_factor(status: LiveStatus) -> str | None:
+    ranked = sorted(
+        (
+            (value, name)
+            for name, value in status.factors.items()
+            if name in FACTOR_SHORT and value is not None
+        ),
+        key=lambda item: -item[0],
+    )
+    if not ranked or ranked[0][0] < NOTABLE_POINTS:
+        return None
+    value, name = ranked[0]
+    return f"{FACTOR_SHORT[name]} {_round_half_up(value)}"
+
+
+def render_line(
+    payload: Mapping[str, Any],
+    status: LiveStatus | None,
+    *,
+    color: bool = False,
+    columns: int | None = None,
+) -> str:
+    """The status line for ``payload`` and the cached ``status`` (module doc).
+
+    Args:
+        payload: the host's status-line JSON (any missing field is tolerated).
+        status: the cached score of the session, or ``None``.
+        color: colour the drift segment by state (ANSI SGR).
+        columns: the terminal width; trailing segments are dropped to fit it.
+    """
+    if status is None:
+        head = NOT_SCORED
+        plain_head = head
+    else:
+        plain_head = f"drift {status.score} {status.state}"
+        colour = _COLOURS.get(status.state, "") if color else ""
+        head = f"{colour}{plain_head}{_RESET}" if colour else plain_head
+    tail: list[str] = []
+    percent = context_percent(payload, status)
+    if percent is not None:
+        tail.append(f"ctx {_round_half_up(percent)}%")
+    if status is not None:
+        top = _top_factor(status)
+        if top is not None:
+            tail.append(top)
+        if status.handoff_suggested:
+            tail.append("handoff suggested")
+    if columns is not None and columns > 0:
+        while tail and len(SEPARATOR.join([plain_head, *tail])) > columns:
+            tail.pop()
+    return SEPARATOR.join([head, *tail])
+
+
+def _columns(env: Mapping[str, str]) -> int | None:
+    try:
+        value = int(env.get("COLUMNS", ""))
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def _run_wrapped(command: str, raw: bytes) -> str:
+    """The wrapped command's stdout without its trailing newlines ('' when it failed)."""
+    import subprocess  # only with --wrap: keeps the plain status line's start-up small
+
+    try:
+        done = subprocess.run(
+            command,
+            shell=True,
+            input=raw,
+            capture_output=True,
+            timeout=WRAP_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        print(f"driftguard statusline: --wrap command failed: {exc}", file=sys.stderr)
+        return ""
+    if done.stderr:
+        sys.stderr.write(done.stderr.decode("utf-8", "replace"))
+    return done.stdout.decode("utf-8", "replace").rstrip("\r\n")
+
+
+def statusline_output(
+    raw: bytes, env: Mapping[str, str] | None = None, *, wrap: str | None = None
+) -> str:
+    """What ``driftguard statusline`` prints for the stdin bytes ``raw`` (no newline).
+
+    Never raises: an unreadable payload or cache gives the line without that part, and a
+    problem is described on stderr.
+    """
+    environ = os.environ if env is None else env
+    payload: Mapping[str, Any] = {}
+    if raw.strip():
+        try:
+            value = json.loads(raw)
+        except ValueError as exc:
+            print(f"driftguard statusline: stdin is not JSON: {exc}", file=sys.stderr)
+        else:
+            if isinstance(value, dict):
+                payload = value
+            else:
+                print("driftguard statusline: stdin is not a JSON object", file=sys.stderr)
+    status: LiveStatus | None = None
+    session_id = payload.get("session_id")
+    if isinstance(session_id, str) and session_id:
+        status = livecache.read_status(session_id)
+        window = host_window(payload)
+        if window is not None:
+            try:
+                livecache.write_host_window(session_id, window)
+            except OSError as exc:
+                print(f"driftguard statusline: cache not written: {exc}", file=sys.stderr)
+    color = not environ.get("NO_COLOR")
+    line = render_line(payload, status, color=color, columns=_columns(environ))
+    if wrap is None:
+        return line
+    theirs = _run_wrapped(wrap, raw)
+    if not theirs:
+        return line
+    return f"{theirs}{WRAP_SEPARATOR}{line}"

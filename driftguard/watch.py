@@ -1,0 +1,375 @@
+"""``driftguard watch``: a live terminal dashboard of one session (issue #5 item 1).
+
+It shows the six factors with bars, the score and its state, the recommendation, and two
+sparklines: the scores recorded in the session's history (by ``get_drift`` and the stop
+hook) and the scores this dashboard computed since it started. It redraws when the session
+file changes:
+
+- **file events**: a :mod:`watchdog` observer on the session file's folder (inotify,
+  FSEvents, kqueue or ReadDirectoryChangesW). Only changes wake it (modified, created,
+  moved, deleted, closed after writing) — not the opens and reads of its own redraws. A
+  wake-up waits :data:`DEBOUNCE_SECONDS` so the several lines of one turn make one redraw.
+  Where no native observer can be started (e.g. the inotify watch limit is reached), it
+  falls back to watchdog's polling observer and says so in the footer.
+- **incremental**: one :class:`~driftguard.incremental.SessionCache` for its lifetime, so a
+  redraw reads only the lines appended since the last one.
+- **which session**: ``PATH``, or else the project's current session, found again on
+  every change in its folder (so after Claude Code's ``/clear`` it follows the new
+  transcript the ``SessionStart`` hook points at). Scores are not recorded in history.
+
+Ctrl-C (``KeyboardInterrupt``) ends it with exit code 0 (design §10); on a terminal the
+cursor is shown again and the last frame stays on screen. When stdout is not a terminal,
+each frame is printed as plain text after a blank line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import textwrap
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Final, TextIO
+
+from watchdog.events import (
+    EVENT_TYPE_CLOSED,
+    EVENT_TYPE_CREATED,
+    EVENT_TYPE_DELETED,
+    EVENT_TYPE_MODIFIED,
+    EVENT_TYPE_MOVED,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
+
+from driftguard import engine
+from driftguard.errors import DriftguardError
+from driftguard.history import HistoryStore
+from driftguard.incremental import SessionCache
+from driftguard.model import FACTOR_NAMES, CliName, Session
+from driftguard.resolve import resolve_session
+from driftguard.scoring import DriftReport, ResolvedBy
+from driftguard.scoring.report import HANDOFF_LINE, bar, display_round
+from driftguard.scoring.wording import FACTOR_LABELS
+from driftguard.trend import Trend, spark_cell
+
+if TYPE_CHECKING:
+    from watchdog.observers.api import BaseObserver
+
+__all__ = [
+    "DEBOUNCE_SECONDS",
+    "LIVE_CELLS",
+    "WatchTarget",
+    "Watcher",
+    "render_frame",
+]
+
+DEBOUNCE_SECONDS: Final = 0.05
+"""Pause after a file event before redrawing, so one turn's lines make one redraw."""
+WAKE_SECONDS: Final = 0.5
+"""The main loop waits in slices this long, so Ctrl-C is handled promptly everywhere."""
+LIVE_CELLS: Final = 40
+"""Live scores kept for the live sparkline."""
+_WAKING_EVENTS: Final = frozenset(
+    {
+        EVENT_TYPE_MODIFIED,
+        EVENT_TYPE_CREATED,
+        EVENT_TYPE_MOVED,
+        EVENT_TYPE_DELETED,
+        EVENT_TYPE_CLOSED,
+    }
+)
+_SESSION_SUFFIXES: Final = (".jsonl", ".json", ".zst")
+_COLOURS: Final = {
+    "fresh": "\x1b[32m",
+    "warming": "\x1b[33m",
+    "drifting": "\x1b[91m",
+    "polluted": "\x1b[1;31m",
+}
+_RESET: Final = "\x1b[0m"
+_HIDE_CURSOR: Final = "\x1b[?25l"
+_SHOW_CURSOR: Final = "\x1b[?25h"
+_HOME: Final = "\x1b[H"
+_CLEAR_LINE: Final = "\x1b[K"
+_CLEAR_BELOW: Final = "\x1b[J"
+_CLEAR_SCREEN: Final = "\x1b[2J"
+
+
+@dataclass(frozen=True, slots=True)
+class WatchTarget:
+    """What to watch: a fixed ``path``, or the current session of ``project``.
+
+    ``config_project`` (``--project``) is the folder whose ``.driftcli`` applies; by
+    default the session's own cwd when a ``path`` is given (and it exists), else
+    ``project`` — as for ``driftguard score``.
+    """
+
+    path: Path | None
+    project: Path
+    cli: CliName | None = None
+    config_project: Path | None = None
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def _clip_left(text: str, width: int) -> str:
+    return text if len(text) <= width else "…" + text[len(text) - width + 1 :]
+
+
+def render_frame(
+    report: DriftReport,
+    trend: Trend,
+    live: Sequence[int],
+    *,
+    width: int = 80,
+    now: float | None = None,
+    mode: str = "file events",
+    color: bool = False,
+) -> list[str]:
+    """The dashboard's lines for one redraw (each at most ``width`` characters visible).
+
+    Args:
+        report: the current drift report.
+        trend: the trend of the session's recorded history.
+        live: the scores computed by this dashboard so far, oldest first.
+        width: the terminal width in characters.
+        now: the time shown as "updated" (default: now).
+        mode: how changes are noticed ("file events" or "polling"), for the footer.
+        color: colour the state by its band (ANSI SGR).
+    """
+    session = report.session
+    width = max(20, width)
+    stamp = datetime.fromtimestamp(time.time() if now is None else now).strftime("%H:%M:%S")
+    lines = [
+        _clip(f"driftguard watch · {session.cli} · updated {stamp}", width),
+        _clip_left(session.path, width),
+        "",
+    ]
+    score_line = _clip(
+        f"Score {report.score}/100 · {report.state} · {report.messages} messages", width
+    )
+    if color and f" · {report.state} · " in score_line:
+        coloured = f"{_COLOURS[report.state]}{report.state}{_RESET}"
+        score_line = score_line.replace(f" · {report.state} · ", f" · {coloured} · ", 1)
+    lines.append(score_line)
+    recorded = trend.sparkline if trend.sparkline else None
+    history = (
+        f"history {recorded[-LIVE_CELLS:]} {trend.trajectory}"
+        if recorded
+        else f"history: {len(trend.scores)} recorded"
+    )
+    live_cells = "".join(spark_cell(score) for score in live[-LIVE_CELLS:])
+    lines.append(_clip(f"{history} · live {live_cells}", width))
+    lines.append("")
+    label_width = max(len(label) for label in FACTOR_LABELS.values())
+    for name in FACTOR_NAMES:
+        value = report.factors.get(name)
+        label = FACTOR_LABELS[name]
+        if value is None:
+            row = f"  {label:<{label_width}}  {'–':<10}   (no goal)"
+        else:
+            row = f"  {label:<{label_width}}  {bar(value)}  {display_round(value):5.1f}"
+        lines.append(_clip(row, width))
+    lines.append("")
+    lines += textwrap.wrap(report.recommendation, width) or [""]
+    if report.handoff_suggested:
+        lines.append(_clip(HANDOFF_LINE, width))
+    lines.append("")
+    tokens = f"{session.context_tokens:,} of {report.context_window:,} tokens"
+    if session.tokens_estimated:
+        tokens += " (estimated)"
+    details = [tokens, f"{session.compactions} compactions"]
+    if report.resolved_by != "path":
+        details.append(f"resolved by {report.resolved_by.replace('_', ' ')}")
+    lines.append(_clip(" · ".join(details), width))
+    lines.append(_clip(f"watching with {mode} · Ctrl-C to quit", width))
+    return lines
+
+
+class _Wake(FileSystemEventHandler):
+    """Sets ``wake`` on a change to a session file in the watched folder."""
+
+    def __init__(self, wake: threading.Event, wanted: Callable[[str], bool]) -> None:
+        super().__init__()
+        self._wake = wake
+        self._wanted = wanted
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type not in _WAKING_EVENTS or event.is_directory:
+            return
+        names = [event.src_path, getattr(event, "dest_path", "")]
+        if any(name and self._wanted(os.fsdecode(name)) for name in names):
+            self._wake.set()
+
+
+def _start_observer(folder: Path, handler: FileSystemEventHandler) -> tuple[BaseObserver, str]:
+    """A started native observer of ``folder``, else a polling one (and which it is)."""
+    from watchdog.observers import Observer
+    from watchdog.observers.polling import PollingObserver
+
+    observer: BaseObserver = Observer()
+    try:
+        observer.schedule(handler, str(folder), recursive=False)
+        observer.start()
+        return observer, "file events"
+    except OSError:
+        with contextlib.suppress(Exception):
+            observer.stop()
+    polling: BaseObserver = PollingObserver(timeout=WAKE_SECONDS)
+    polling.schedule(handler, str(folder), recursive=False)
+    polling.start()
+    return polling, "polling"
+
+
+@dataclass
+class Watcher:
+    """The dashboard of one :class:`WatchTarget`, drawn on ``out``."""
+
+    target: WatchTarget
+    out: TextIO
+    color: bool = False
+    cache: SessionCache = field(default_factory=lambda: SessionCache(maxsize=4))
+    store: HistoryStore = field(default_factory=HistoryStore)
+    live: list[int] = field(default_factory=list)
+    _path: Path | None = None
+    _cli: CliName | None = None
+    _resolved_by: ResolvedBy = "path"
+    _last: Session | None = None
+    _frames: int = 0
+
+    def locate(self) -> Path:
+        """The session file to show now (the fixed path, or the project's current one).
+
+        Raises:
+            SessionNotFoundError: the project has no session.
+        """
+        if self.target.path is not None:
+            self._path, self._cli, self._resolved_by = self.target.path, self.target.cli, "path"
+        else:
+            found = resolve_session(None, project=self.target.project, only=self.target.cli)
+            self._path, self._cli, self._resolved_by = found.path, found.cli, found.resolved_by
+        return self._path
+
+    def _config_project(self, session: Session) -> Path:
+        if self.target.config_project is not None:
+            return self.target.config_project
+        if self.target.path is not None and session.cwd and Path(session.cwd).is_dir():
+            return Path(session.cwd)
+        return self.target.project
+
+    def frame(self, *, mode: str = "file events", width: int | None = None) -> list[str]:
+        """Read the session (new lines only), score it, and render the dashboard.
+
+        Raises:
+            DriftguardError: the file cannot be read or scored.
+        """
+        path = self._path if self._path is not None else self.locate()
+        session = self.cache.get(path, self._cli)
+        project = self._config_project(session)
+        outcome = engine.drift(
+            session,
+            project=project,
+            store=self.store,
+            resolved_by=self._resolved_by,
+            record=False,
+        )
+        if session is not self._last:
+            self.live.append(outcome.report.score)
+            del self.live[:-LIVE_CELLS]
+            self._last = session
+        trend = engine.trend(session, project=project, store=self.store)
+        columns = width if width is not None else shutil.get_terminal_size().columns
+        return render_frame(
+            outcome.report, trend, self.live, width=columns, mode=mode, color=self.color
+        )
+
+    def _draw(self, lines: list[str]) -> None:
+        if self.out.isatty():
+            prefix = _CLEAR_SCREEN + _HOME if self._frames == 0 else _HOME
+            body = "".join(f"{line}{_CLEAR_LINE}\n" for line in lines)
+            self.out.write(f"{prefix}{body}{_CLEAR_BELOW}")
+        else:
+            self.out.write(("\n" if self._frames else "") + "\n".join(lines) + "\n")
+        self.out.flush()
+        self._frames += 1
+
+    def _safe_frame(self, mode: str) -> list[str]:
+        try:
+            return self.frame(mode=mode)
+        except DriftguardError as exc:
+            return [f"driftguard watch: {exc}", "", f"watching with {mode} · Ctrl-C to quit"]
+
+    def _wanted(self, name: str) -> bool:
+        if self.target.path is not None:
+            return os.path.abspath(name) == os.path.abspath(self.target.path)
+        return name.endswith(_SESSION_SUFFIXES)
+
+    def run(self) -> int:
+        """Draw, then redraw on every change until Ctrl-C; returns the exit code (0).
+
+        Raises:
+            DriftguardError: the first read fails (no session, unreadable file, bad config).
+        """
+        path = self.locate()
+        first = self.frame()  # a bad path or config fails here, before the screen changes
+        wake = threading.Event()
+        handler = _Wake(wake, self._wanted)
+        folder = path.parent
+        observer, mode = _start_observer(folder, handler)
+        if mode != "file events":
+            first = self._safe_frame(mode)
+        tty = self.out.isatty()
+        try:
+            with _on_resize(wake):
+                if tty:
+                    self.out.write(_HIDE_CURSOR)
+                self._draw(first)
+                while True:
+                    if not wake.wait(WAKE_SECONDS):
+                        continue
+                    time.sleep(DEBOUNCE_SECONDS)
+                    wake.clear()
+                    if self.target.path is None:
+                        with contextlib.suppress(DriftguardError):
+                            moved = self.locate().parent
+                            if moved != folder:
+                                observer.unschedule_all()
+                                observer.schedule(handler, str(moved), recursive=False)
+                                folder = moved
+                    self._draw(self._safe_frame(mode))
+        except KeyboardInterrupt:
+            return 0
+        finally:
+            observer.stop()
+            with contextlib.suppress(RuntimeError):
+                observer.join(timeout=2)
+            if tty:
+                with contextlib.suppress(OSError, ValueError):
+                    self.out.write(_SHOW_CURSOR)
+                    self.out.flush()
+
+
+@contextlib.contextmanager
+def _on_resize(wake: threading.Event) -> Iterator[None]:
+    """Redraw when the terminal is resized (``SIGWINCH``, where it exists and we may)."""
+    sigwinch = getattr(signal, "SIGWINCH", None)
+    if sigwinch is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def resized(_signum: int, _frame: FrameType | None) -> None:
+        wake.set()
+
+    previous = signal.signal(sigwinch, resized)
+    try:
+        yield
+    finally:
+        signal.signal(sigwinch, previous)

@@ -1,0 +1,201 @@
+"""`driftguard watch`: the live dashboard, rendered, followed incrementally, and driven
+headless under a pseudo-terminal (issue #5 item 1)."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import write_claude_session
+
+from driftguard.adapters import parse_session
+from driftguard.presets import load_preset
+from driftguard.resolve import write_pointer
+from driftguard.scoring import score_session
+from driftguard.trend import compute_trend
+from driftguard.watch import Watcher, WatchTarget, render_frame
+
+SESSION_ID = "2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d"
+REPLIES = [
+    "The cache key now includes the locale, so French pages no longer show English text.",
+    "I split the template loader from the renderer; each is tested on its own.",
+    "Stale entries expire after ten minutes; a header lets the CDN do the same.",
+    "The benchmark shows a warm page in four milliseconds, down from thirty.",
+    "Docs for the new cache settings are in the operations guide.",
+]
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def _grow(path: Path, replies: list[str], project: Path, tmp_path: Path) -> None:
+    """Append to ``path`` the turns a longer session has after the ones it holds."""
+    longer = write_claude_session(
+        tmp_path / "longer.jsonl", replies, cwd=str(project), session_id=SESSION_ID
+    )
+    current = path.read_bytes()
+    with path.open("ab") as handle:
+        handle.write(longer.read_bytes()[len(current) :])
+
+
+def test_a_frame_shows_all_six_factors_the_score_and_both_sparklines(tmp_path: Path) -> None:
+    session = parse_session(write_claude_session(tmp_path / "s.jsonl", REPLIES))
+    report = score_session(session, weights=load_preset("coding").weights)
+    lines = render_frame(report, compute_trend([], 60), [10, 40, 90], width=100, now=0)
+    text = "\n".join(lines)
+    assert lines[0].startswith("driftguard watch · claude_code · updated ")
+    assert f"Score {report.score}/100 · {report.state} · 10 messages" in text
+    assert "history: 0 recorded · live ▁▄█" in text
+    for label in ("context saturation", "repetition", "length collapse", "uncertainty"):
+        assert label in text
+    assert "goal distance       –" in text
+    assert "(no goal)" in text
+    assert lines[-1] == "watching with file events · Ctrl-C to quit"
+    assert all(len(line) <= 100 for line in lines)
+
+
+def test_a_narrow_frame_clips_every_line(tmp_path: Path) -> None:
+    session = parse_session(write_claude_session(tmp_path / "s.jsonl", REPLIES))
+    report = score_session(session, weights=load_preset("coding").weights)
+    lines = render_frame(report, compute_trend([], 60), [], width=30, now=0)
+    assert all(len(line) <= 30 for line in lines)
+    assert lines[1].startswith("…")  # the path keeps its end
+
+
+def test_a_redraw_after_an_append_reads_the_grown_file_with_the_same_cache(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "site"
+    project.mkdir()
+    path = write_claude_session(
+        tmp_path / f"{SESSION_ID}.jsonl", REPLIES[:3], cwd=str(project), session_id=SESSION_ID
+    )
+    watcher = Watcher(WatchTarget(path=path, project=project), io.StringIO())
+    watcher.locate()
+    assert any("6 messages" in line for line in watcher.frame(width=80))
+    first = watcher.cache.get(path)
+    _grow(path, REPLIES, project, tmp_path)
+    assert any("10 messages" in line for line in watcher.frame(width=80))
+    assert watcher.cache.get(path) is not first
+    assert len(watcher.live) == 2
+
+
+def test_without_a_path_the_watcher_follows_the_projects_pointer(tmp_path: Path) -> None:
+    project = tmp_path / "site"
+    project.mkdir()
+    old = write_claude_session(tmp_path / "old.jsonl", REPLIES[:2], cwd=str(project))
+    new = write_claude_session(tmp_path / "new.jsonl", REPLIES, cwd=str(project))
+    watcher = Watcher(WatchTarget(path=None, project=project), io.StringIO())
+    write_pointer(project, old, "claude_code", None)
+    assert watcher.locate() == old
+    write_pointer(project, new, "claude_code", None)  # what SessionStart does after /clear
+    assert watcher.locate() == new
+    assert any("resolved by pointer" in line for line in watcher.frame(width=80))
+
+
+def test_watching_a_missing_file_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from driftguard.cli import main
+
+    assert main(["watch", str(tmp_path / "missing.jsonl")]) == 2
+    assert "missing.jsonl" in capsys.readouterr().err
+
+
+# --- headless, under a pseudo-terminal -------------------------------------------------
+
+_CONTROLLING_TTY = (
+    "import fcntl, os, sys, termios\n"
+    "fcntl.ioctl(0, termios.TIOCSCTTY, 0)\n"
+    "os.execv(sys.executable, [sys.executable, '-m', 'driftguard', *sys.argv[1:]])\n"
+)
+"""Run driftguard with the pty as its controlling terminal, so ^C becomes SIGINT."""
+
+
+class _Screen:
+    """Everything the child wrote to the pty, without ANSI escapes."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.raw = b""
+
+    def text(self) -> str:
+        return ANSI.sub("", self.raw.decode("utf-8", "replace"))
+
+    def wait_for(self, needle: str, timeout: float = 15.0) -> float:
+        """Read until ``needle`` appears; seconds it took (fails after ``timeout``)."""
+        start = time.monotonic()
+        while needle not in self.text():
+            left = timeout - (time.monotonic() - start)
+            if left <= 0:
+                pytest.fail(f"{needle!r} not on screen after {timeout} s:\n{self.text()[-2000:]}")
+            ready, _, _ = select.select([self.fd], [], [], min(left, 0.2))
+            if ready:
+                try:
+                    self.raw += os.read(self.fd, 65536)
+                except OSError:  # EIO: the child closed the terminal
+                    break
+        return time.monotonic() - start
+
+    def drain(self) -> None:
+        """Read what is left once the child has exited."""
+        while select.select([self.fd], [], [], 0.5)[0]:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:  # EIO: the child's side is closed
+                return
+            if not chunk:
+                return
+            self.raw += chunk
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
+def test_watch_under_a_pty_redraws_when_a_turn_is_appended_and_exits_0_on_ctrl_c(
+    tmp_path: Path,
+) -> None:
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    project = tmp_path / "site"
+    project.mkdir()
+    path = write_claude_session(
+        tmp_path / f"{SESSION_ID}.jsonl", REPLIES[:3], cwd=str(project), session_id=SESSION_ID
+    )
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
+    env = {**os.environ, "TERM": "xterm", "NO_COLOR": "1"}
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CONTROLLING_TTY, "watch", str(path)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+        cwd=project,
+    )
+    os.close(slave)
+    screen = _Screen(master)
+    try:
+        screen.wait_for("6 messages")
+        screen.wait_for("Ctrl-C to quit")
+        _grow(path, REPLIES, project, tmp_path)
+        # The issue asks for an update within a second (measured: see the report); the
+        # deadline here is generous so that a loaded machine does not fail the test.
+        screen.wait_for("10 messages")
+        os.write(master, b"\x03")  # Ctrl-C on the terminal
+        assert child.wait(timeout=15) == 0
+        screen.drain()
+        assert screen.raw.rstrip(b"\r\n").endswith(b"\x1b[?25h")  # the cursor is shown again
+        assert "Traceback" not in screen.text()
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(master)
