@@ -1,0 +1,175 @@
+"""What every host module of ``driftguard setup`` shares: the request, the per-host
+result, the server entry and the decision between add, keep, update and remove
+(design.md §8)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from driftguard.resolve import HOST_ENV
+
+__all__ = [
+    "HOST_LABELS",
+    "HOST_NAMES",
+    "SERVER_NAME",
+    "Action",
+    "Decision",
+    "HostName",
+    "HostResult",
+    "SetupRequest",
+    "Status",
+    "decide",
+    "display_path",
+    "not_installed",
+    "same_value",
+    "server_env",
+    "stdio_matches",
+]
+
+HostName = Literal["claude_code", "gemini_cli", "codex_cli", "cursor"]
+HOST_NAMES: tuple[HostName, ...] = ("claude_code", "gemini_cli", "codex_cli", "cursor")
+HOST_LABELS: Mapping[HostName, str] = {
+    "claude_code": "Claude Code",
+    "gemini_cli": "Gemini CLI",
+    "codex_cli": "Codex CLI",
+    "cursor": "Cursor",
+}
+
+SERVER_NAME = "driftguard"
+"""The name of driftguard's entry in every host's table of MCP servers."""
+
+Action = Literal["install", "uninstall"]
+Status = Literal[
+    "added",
+    "already present",
+    "updated",
+    "removed",
+    "not present",
+    "skipped",
+    "refused",
+    "failed",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SetupRequest:
+    """What ``driftguard setup`` was asked to do.
+
+    ``command`` is the absolute path of the ``driftguard`` console script (registered as
+    ``<command> serve``; unused by ``uninstall``). ``project`` selects the project-scope
+    files instead of the user's. ``claude_cli`` is the ``claude`` executable to register
+    through (``None``: edit Claude Code's file directly).
+    """
+
+    command: str
+    action: Action = "install"
+    update: bool = False
+    dry_run: bool = False
+    project: Path | None = None
+    claude_cli: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HostResult:
+    """The outcome for one host: one report line, plus the change as a unified diff.
+
+    ``ok`` is false when the host counts against exit code 0 (refused, failed, a
+    differing entry kept, or an explicitly requested host that is not installed).
+    """
+
+    host: HostName
+    status: Status
+    detail: str
+    ok: bool = True
+    path: Path | None = None
+    diff: str = ""
+    backup: Path | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    dry_run: bool = False
+    installed: bool = True
+    """False when the host's config folder does not exist (nothing was looked at)."""
+
+
+Decision = Literal["add", "keep", "update", "differs", "remove", "absent"]
+
+
+def decide(
+    request: SetupRequest,
+    present: bool,
+    existing: Any,
+    matches: Callable[[Any], bool],
+) -> Decision:
+    """What to do with the host's ``driftguard`` entry (``existing``, when ``present``).
+
+    Install: ``add`` when absent, ``keep`` when it matches, ``update`` when it differs
+    and ``--update`` was given, else ``differs`` (left alone). Uninstall: ``remove`` or
+    ``absent``.
+    """
+    if request.action == "uninstall":
+        return "remove" if present else "absent"
+    if not present:
+        return "add"
+    if matches(existing):
+        return "keep"
+    return "update" if request.update else "differs"
+
+
+def server_env(host: HostName) -> dict[str, str]:
+    """The entry's environment: ``DRIFTGUARD_HOST=<host>``, the hint the server reads next
+    to ``clientInfo.name`` to know whose sessions to look for (resolve.py)."""
+    return {HOST_ENV: host}
+
+
+def stdio_matches(existing: Any, wanted: Mapping[str, Any]) -> bool:
+    """Whether an existing entry already starts driftguard the way ``wanted`` does.
+
+    Every key of ``wanted`` must have its value, except ``env``, which must contain
+    ``wanted["env"]``; keys the user added (a timeout, ``trust``, more variables) are
+    theirs and do not make the entry differ.
+    """
+    if not isinstance(existing, Mapping):
+        return False
+    for key, value in wanted.items():
+        if key == "env":
+            env = existing.get("env")
+            if not isinstance(env, Mapping) or any(env.get(k) != v for k, v in value.items()):
+                return False
+            continue
+        elif existing.get(key) != value:
+            return False
+    return True
+
+
+def same_value(left: Any, right: Any) -> bool:
+    """Deep equality that also compares types (``1`` is not ``true``; NaN equals NaN)."""
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(same_value(left[k], right[k]) for k in left)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(same_value, left, right))
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, float) and left != left:
+        return bool(right != right)
+    return bool(left == right)
+
+
+def display_path(path: Path) -> str:
+    """``path`` with the home folder shown as ``~``."""
+    home = str(Path.home())
+    text = str(path)
+    if home not in ("", "/") and (text == home or text.startswith(home.rstrip("/") + "/")):
+        return "~" + text[len(home.rstrip("/")) :]
+    return text
+
+
+def not_installed(host: HostName, folder: Path) -> HostResult:
+    """``skipped``: the host's configuration folder does not exist, so nothing is written."""
+    return HostResult(
+        host=host,
+        status="skipped",
+        detail=f"not installed: no {display_path(folder)} folder",
+        installed=False,
+    )

@@ -1,0 +1,634 @@
+"""Safe edits of a host's config file: the one path by which ``driftguard setup`` changes
+a file (design.md §8; mcp-and-hosts.md §3.6).
+
+Every edit, in order:
+
+1. **Read and parse.** A file that is not UTF-8 or does not parse in its format, whose
+   top level is not an object/table, or whose server table is not one, is *refused*:
+   nothing is written, and the report says why. Nothing is ever "repaired".
+2. **Decide** (:func:`~driftguard.setup_scripts._base.decide`): add, keep (already
+   present), update (only with ``--update``), leave a differing entry alone, remove.
+3. **Build the new text** with the format's splice (``_jsonc``, ``_toml``) and check it
+   *before* writing: parsed, it must equal the old content with exactly driftguard's
+   entry added, replaced or removed (type-strict deep equality), else the edit fails.
+4. ``--dry-run`` stops here and reports the unified diff.
+5. **Back up** the file next to itself as ``<name>.driftguard-backup-<UTC time>``
+   (exclusive create, the file's own permission bits: ``~/.claude.json`` holds OAuth
+   state and must not become world-readable through its backup).
+6. **Write atomically**: a temporary file in the same folder, flushed and fsync-ed,
+   given the original's permission bits (new files: ``0600``), then ``os.replace``. A
+   symlinked config file is followed and its target is replaced, so a dotfile link
+   stays a link. Just before the rename the file is read again: if another program
+   (a running Claude Code session, say) changed it meanwhile, nothing is written.
+7. **Re-read and verify**; on a mismatch the original bytes are put back and the edit
+   is reported as failed.
+
+Uninstall gives back the file as it was before install: the entry comes out through the
+inverse splice, and what install *created* — the file, the ``mcpServers`` object, a
+project's config folder — is recorded in a small ledger (``~/.driftcli/setup-ledger.json``,
+relocated by ``DRIFTGUARD_HOME``) and removed again when nothing else was put in it
+since (a file is deleted only when nothing but ``{}`` or blank text would remain, so
+there is nothing of the user's to back up). Without the ledger (lost, or another state
+folder), uninstall still removes only the entry and leaves an empty ``mcpServers``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import difflib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+import tomlkit.exceptions
+
+from driftguard import paths
+from driftguard.setup_scripts import _jsonc, _toml
+from driftguard.setup_scripts._base import (
+    SERVER_NAME,
+    Decision,
+    HostName,
+    HostResult,
+    SetupRequest,
+    Status,
+    decide,
+    display_path,
+    same_value,
+)
+
+__all__ = [
+    "LEDGER_NAME",
+    "ConfigSyntaxError",
+    "Inspected",
+    "JsonServers",
+    "Plan",
+    "ServersFormat",
+    "TomlServers",
+    "atomic_write",
+    "describe_entry",
+    "edit_servers_file",
+    "inspect_config",
+    "plan_edit",
+    "read_ledger",
+    "unified_diff",
+    "write_backup",
+]
+
+LEDGER_NAME = "setup-ledger.json"
+NEW_FILE_MODE = 0o600
+
+
+class ConfigSyntaxError(ValueError):
+    """A config file driftguard cannot read safely; the message is one line."""
+
+
+class ServersFormat(Protocol):
+    """A config format with a table of MCP servers under one top-level key."""
+
+    @property
+    def label(self) -> str:
+        """The format's name in messages (``JSON``, ``JSONC``, ``TOML``)."""
+        ...
+
+    @property
+    def container(self) -> str:
+        """The top-level key of the server table (``mcpServers``, ``mcp_servers``)."""
+        ...
+
+    def load(self, text: str) -> dict[str, Any]:
+        """The file's content; :class:`ConfigSyntaxError` when it cannot be read safely."""
+        ...
+
+    def add(self, text: str, entry: Mapping[str, Any]) -> str:
+        """``text`` with driftguard's entry added (creating the server table if absent)."""
+        ...
+
+    def replace(self, text: str, entry: Mapping[str, Any]) -> str:
+        """``text`` with driftguard's entry replaced by ``entry``."""
+        ...
+
+    def remove(self, text: str, *, drop_container: bool) -> str:
+        """``text`` without driftguard's entry; with ``drop_container``, without the then
+        empty server table as well."""
+        ...
+
+    def create(self, entry: Mapping[str, Any]) -> str:
+        """A new file holding only the server table with driftguard's entry."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class JsonServers:
+    """``mcpServers`` in a strict JSON file, or in a JSONC file when ``comments``."""
+
+    comments: bool
+    container: str = "mcpServers"
+
+    @property
+    def label(self) -> str:
+        return "JSON with comments" if self.comments else "JSON"
+
+    def _document(self, text: str) -> tuple[_jsonc.JsonDocument, _jsonc.ObjectSpan]:
+        try:
+            document = _jsonc.parse(text, comments=self.comments)
+        except _jsonc.JsonSyntaxError as exc:
+            raise ConfigSyntaxError(str(exc)) from None
+        root = document.root
+        if root is None:
+            raise ConfigSyntaxError("the top level is not a JSON object")
+        if root.count(self.container) > 1:
+            raise ConfigSyntaxError(f'"{self.container}" appears more than once')
+        found = root.find(self.container)
+        servers = None if found is None else found[1].obj
+        if servers is not None and servers.count(SERVER_NAME) > 1:
+            raise ConfigSyntaxError(f'"{SERVER_NAME}" appears more than once')
+        return document, root
+
+    def _servers(self, text: str) -> tuple[_jsonc.JsonDocument, _jsonc.ObjectSpan, _jsonc.Member]:
+        document, root = self._document(text)
+        found = root.find(self.container)
+        if found is None or found[1].obj is None:
+            raise ConfigSyntaxError(f'"{self.container}" is not an object')
+        return document, root, found[1]
+
+    def load(self, text: str) -> dict[str, Any]:
+        value: dict[str, Any] = self._document(text)[0].value
+        return value
+
+    def add(self, text: str, entry: Mapping[str, Any]) -> str:
+        document, root = self._document(text)
+        found = root.find(self.container)
+        if found is None:
+            return _jsonc.add_member(document, root, self.container, {SERVER_NAME: entry})
+        servers = found[1].obj
+        if servers is None:
+            raise ConfigSyntaxError(f'"{self.container}" is not an object')
+        return _jsonc.add_member(document, servers, SERVER_NAME, entry)
+
+    def replace(self, text: str, entry: Mapping[str, Any]) -> str:
+        document, _, container = self._servers(text)
+        assert container.obj is not None
+        found = container.obj.find(SERVER_NAME)
+        assert found is not None
+        return _jsonc.replace_member_value(document, container.obj, found[1], entry)
+
+    def remove(self, text: str, *, drop_container: bool) -> str:
+        document, root, container = self._servers(text)
+        assert container.obj is not None
+        found = container.obj.find(SERVER_NAME)
+        assert found is not None
+        if drop_container and len(container.obj.members) == 1:
+            located = root.find(self.container)
+            assert located is not None
+            return _jsonc.remove_member(document, root, located[0])
+        return _jsonc.remove_member(document, container.obj, found[0])
+
+    def create(self, entry: Mapping[str, Any]) -> str:
+        return _jsonc.render_document({self.container: {SERVER_NAME: dict(entry)}})
+
+
+@contextlib.contextmanager
+def _tomlkit_errors() -> Iterator[None]:
+    """Turn an error of a ``tomlkit`` fallback edit into :class:`ConfigSyntaxError`."""
+    try:
+        yield
+    except (tomlkit.exceptions.TOMLKitError, _toml.TomlSyntaxError, ValueError, KeyError) as exc:
+        raise ConfigSyntaxError(f"tomlkit could not make the edit: {exc}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class TomlServers:
+    """``[mcp_servers.<name>]`` tables in a TOML file (Codex CLI)."""
+
+    container: str = "mcp_servers"
+
+    @property
+    def label(self) -> str:
+        return "TOML"
+
+    @property
+    def _path(self) -> tuple[str, str]:
+        return (self.container, SERVER_NAME)
+
+    def load(self, text: str) -> dict[str, Any]:
+        try:
+            return _toml.load(text)
+        except _toml.TomlSyntaxError as exc:
+            raise ConfigSyntaxError(str(exc)) from None
+
+    def add(self, text: str, entry: Mapping[str, Any]) -> str:
+        with _tomlkit_errors():
+            return _toml.add_table(text, self._path, entry)
+
+    def replace(self, text: str, entry: Mapping[str, Any]) -> str:
+        with _tomlkit_errors():
+            return _toml.replace_table(text, self._path, entry)
+
+    def remove(self, text: str, *, drop_container: bool) -> str:
+        # A table created by install is implicit in its [mcp_servers.driftguard] header
+        # and goes with it; an explicit [mcp_servers] is the user's and stays.
+        with _tomlkit_errors():
+            return _toml.remove_table(text, self._path)
+
+    def create(self, entry: Mapping[str, Any]) -> str:
+        return _toml.render_table(self._path, entry)
+
+
+# --------------------------------------------------------------------------------------
+# File primitives
+
+
+def unified_diff(path: Path, before: str | None, after: str | None) -> str:
+    """The change as a unified diff (``/dev/null`` for a created or deleted file)."""
+    shown = display_path(path)
+    diff = difflib.unified_diff(
+        [] if before is None else before.splitlines(keepends=True),
+        [] if after is None else after.splitlines(keepends=True),
+        fromfile="/dev/null" if before is None else shown,
+        tofile="/dev/null" if after is None else shown,
+    )
+    marker = "\n\\ No newline at end of file\n"
+    lines = [line if line.endswith("\n") else line + marker for line in diff]
+    return "".join(lines)
+
+
+def atomic_write(path: Path, data: bytes, mode: int) -> None:
+    """Replace ``path`` with ``data``: a temporary file in the same folder, fsync-ed, given
+    permission bits ``mode``, renamed over ``path``. Raises :class:`OSError`."""
+    handle, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".driftguard-tmp"
+    )
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    with contextlib.suppress(OSError):  # make the rename durable where the OS allows it
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+
+
+def write_backup(path: Path, data: bytes, mode: int) -> Path:
+    """Write ``data`` to ``<path>.driftguard-backup-<UTC time>`` (``-2``, ``-3`` … when
+    that name is taken) with permission bits ``mode``; returns the backup's path."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    attempt = 1
+    while True:
+        suffix = "" if attempt == 1 else f"-{attempt}"
+        backup = path.with_name(f"{path.name}.driftguard-backup-{stamp}{suffix}")
+        try:
+            handle = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        except FileExistsError:
+            attempt += 1
+            continue
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(backup, mode)
+        return backup
+
+
+def _real_target(path: Path) -> Path:
+    """The file a (possibly symlinked) config path really names."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+# --------------------------------------------------------------------------------------
+# Ledger of what install created
+
+
+def _ledger_path() -> Path:
+    return paths.state_dir() / LEDGER_NAME
+
+
+def read_ledger() -> dict[str, frozenset[str]]:
+    """What install created, per config file (real path): ``file``, ``container``,
+    ``folder``. An unreadable ledger reads as empty (uninstall then keeps containers)."""
+    try:
+        raw = json.loads(_ledger_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    created = raw.get("created") if isinstance(raw, dict) else None
+    if not isinstance(created, dict):
+        return {}
+    return {
+        key: frozenset(item for item in value if isinstance(item, str))
+        for key, value in created.items()
+        if isinstance(key, str) and isinstance(value, list)
+    }
+
+
+def _update_ledger(config: Path, created: frozenset[str] | None) -> str | None:
+    """Add to what install created in ``config`` (``None``: forget it, after uninstall);
+    returns a warning when the ledger cannot be written (the edit itself is done)."""
+    ledger = read_ledger()
+    key = str(config)
+    if created is None:
+        if key not in ledger:
+            return None
+        del ledger[key]
+    else:
+        if created <= ledger.get(key, frozenset()):
+            return None
+        ledger[key] = ledger.get(key, frozenset()) | created
+    target = _ledger_path()
+    payload = {"version": 1, "created": {k: sorted(v) for k, v in sorted(ledger.items())}}
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(target, (json.dumps(payload, indent=2) + "\n").encode("utf-8"), 0o600)
+    except OSError as exc:
+        return f"could not record this in {display_path(target)}: {exc.strerror or exc}"
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# The edit
+
+
+def describe_entry(entry: Any) -> str:
+    """A short description of an existing entry: its command line, or its JSON."""
+    if isinstance(entry, Mapping) and isinstance(entry.get("command"), str):
+        args = entry.get("args")
+        words = [entry["command"]]
+        if isinstance(args, list):
+            words += [str(arg) for arg in args]
+        return " ".join(words)
+    return json.dumps(entry, ensure_ascii=False, default=str)[:200]
+
+
+def _without_empty(value: Mapping[str, Any], container: str) -> dict[str, Any]:
+    """``value`` with an empty server table dropped (an empty table and none are the same
+    to every host)."""
+    result = dict(value)
+    if result.get(container) == {}:
+        del result[container]
+    return result
+
+
+def _expected(
+    value: Mapping[str, Any], container: str, entry: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    expected = copy.deepcopy(dict(value))
+    if entry is None:
+        servers = expected.get(container)
+        if isinstance(servers, dict):
+            servers.pop(SERVER_NAME, None)
+    else:
+        expected.setdefault(container, {})[SERVER_NAME] = copy.deepcopy(dict(entry))
+    return _without_empty(expected, container)
+
+
+@dataclass(frozen=True, slots=True)
+class Inspected:
+    """A config file read and parsed, and what to do with driftguard's entry in it."""
+
+    path: Path
+    target: Path
+    """``path``, or the file it links to."""
+    original: bytes | None
+    """The file's bytes (``None``: it does not exist)."""
+    text: str | None
+    value: dict[str, Any]
+    existing: Any
+    """driftguard's entry as it is (``None`` when absent)."""
+    decision: Decision
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """An edit ready to write."""
+
+    status: Status
+    text: str | None
+    """The new text, or ``None`` when the file is to be deleted."""
+    expected: dict[str, Any]
+    """What the new text reads as (an empty server table dropped)."""
+    created: frozenset[str] | None
+    """Install: what it creates (added to the ledger); uninstall: ``None`` (forgotten)."""
+    diff: str
+    remove_folder: bool = False
+
+
+def _plan(found: Inspected, fmt: ServersFormat, entry: Mapping[str, Any]) -> Plan:
+    """The new text for ``found.decision`` and the content it must read back as."""
+    value, text = found.value, found.text
+    servers = value.get(fmt.container)
+    ledger_key = str(Path(os.path.realpath(found.target)))
+    if found.decision == "add":
+        expected = _expected(value, fmt.container, entry)
+        if text is None:
+            created = {"file", "container"}
+            if not found.target.parent.exists():
+                created.add("folder")
+            new = fmt.create(entry)
+            return Plan(
+                "added", new, expected, frozenset(created), unified_diff(found.path, None, new)
+            )
+        made = frozenset({"container"}) if servers is None else frozenset()
+        new = fmt.add(text, entry)
+        return Plan("added", new, expected, made, unified_diff(found.path, text, new))
+    assert text is not None
+    if found.decision == "update":
+        expected = _expected(value, fmt.container, entry)
+        new = fmt.replace(text, entry)
+        return Plan("updated", new, expected, frozenset(), unified_diff(found.path, text, new))
+    assert isinstance(servers, dict)
+    made = read_ledger().get(ledger_key, frozenset())
+    drop = "container" in made and set(servers) == {SERVER_NAME}
+    expected = _expected(value, fmt.container, None)
+    removed: str | None = fmt.remove(text, drop_container=drop)
+    if "file" in made and removed is not None and removed.strip(" \t\r\n") in ("", "{}"):
+        removed = None  # install created the file and nothing else was put in it since
+    diff = unified_diff(found.path, text, removed)
+    return Plan("removed", removed, expected, None, diff, remove_folder="folder" in made)
+
+
+def inspect_config(
+    host: HostName,
+    path: Path,
+    fmt: ServersFormat,
+    request: SetupRequest,
+    matches: Callable[[Any], bool],
+) -> Inspected | HostResult:
+    """Read and parse ``path`` and decide what to do; a :class:`HostResult` instead when
+    there is nothing to write: the file is refused, or the entry is already as wanted
+    (``already present``, ``not present``), or differs without ``--update`` (``skipped``)."""
+    shown = display_path(path)
+    target = _real_target(path)
+
+    def stop(status: Status, detail: str, ok: bool) -> HostResult:
+        return HostResult(host, status, detail, ok=ok, path=path, dry_run=request.dry_run)
+
+    try:
+        original = _read(target)
+    except OSError as exc:
+        return stop("refused", f"cannot read {shown}: {exc.strerror or exc}", False)
+    text: str | None = None
+    value: dict[str, Any] = {}
+    if original is not None:
+        try:
+            text = original.decode("utf-8")
+            value = fmt.load(text)
+        except UnicodeDecodeError:
+            return stop("refused", f"{shown} is not UTF-8 text; nothing changed", False)
+        except ConfigSyntaxError as exc:
+            detail = f"cannot parse {shown} as {fmt.label}: {exc}; nothing changed"
+            return stop("refused", detail, False)
+    servers = value.get(fmt.container)
+    if servers is not None and not isinstance(servers, dict):
+        detail = f'"{fmt.container}" in {shown} is not a table of servers; nothing changed'
+        return stop("refused", detail, False)
+    present = isinstance(servers, dict) and SERVER_NAME in servers
+    existing = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    decision = decide(request, present, existing, matches)
+    if decision == "keep":
+        return stop("already present", shown, True)
+    if decision == "absent":
+        return stop("not present", shown, True)
+    if decision == "differs":
+        detail = (
+            f"{shown} already has a different {SERVER_NAME} entry "
+            f"({describe_entry(existing)}); --update replaces it"
+        )
+        return stop("skipped", detail, False)
+    return Inspected(path, target, original, text, value, existing, decision)
+
+
+def edit_servers_file(
+    host: HostName,
+    path: Path,
+    fmt: ServersFormat,
+    request: SetupRequest,
+    entry: Mapping[str, Any],
+    *,
+    matches: Callable[[Any], bool],
+    notes: tuple[str, ...] = (),
+) -> HostResult:
+    """Add, keep, update or remove driftguard's entry in ``path`` safely (module doc).
+
+    ``path`` need not exist: install creates it (and its folder, when the folder's parent
+    exists: a project's ``.gemini/``); uninstall then has nothing to do. ``notes`` are
+    shown when the file is (or, in a dry run, would be) changed.
+    """
+    found = inspect_config(host, path, fmt, request, matches)
+    if isinstance(found, HostResult):
+        return found
+    planned = plan_edit(host, found, fmt, entry, request)
+    if isinstance(planned, HostResult):
+        return planned
+    shown = display_path(path)
+    if request.dry_run:
+        return HostResult(
+            host, planned.status, shown, path=path, diff=planned.diff, notes=notes, dry_run=True
+        )
+    return _write(host, found, fmt, planned, notes)
+
+
+def plan_edit(
+    host: HostName,
+    found: Inspected,
+    fmt: ServersFormat,
+    entry: Mapping[str, Any],
+    request: SetupRequest,
+) -> Plan | HostResult:
+    """The new text for ``found.decision`` (``add``, ``update`` or ``remove``), checked to
+    read back as the old content with only driftguard's entry changed; a ``failed``
+    :class:`HostResult` when it does not."""
+    shown = display_path(found.path)
+
+    def failed(detail: str) -> HostResult:
+        return HostResult(
+            host, "failed", detail, ok=False, path=found.path, dry_run=request.dry_run
+        )
+
+    try:
+        plan = _plan(found, fmt, entry)
+    except ConfigSyntaxError as exc:
+        return failed(f"cannot edit {shown}: {exc}; nothing changed")
+    if plan.text is not None:
+        try:
+            produced = _without_empty(fmt.load(plan.text), fmt.container)
+        except ConfigSyntaxError as exc:
+            return failed(f"the edit of {shown} would not parse ({exc}); nothing changed")
+        if not same_value(produced, plan.expected):
+            return failed(f"the edit of {shown} would change more than the entry; nothing changed")
+    return plan
+
+
+def _write(
+    host: HostName, found: Inspected, fmt: ServersFormat, plan: Plan, notes: tuple[str, ...]
+) -> HostResult:
+    """Back up, write atomically, re-read and verify (steps 5–7 of the module doc)."""
+    path, target, original = found.path, found.target, found.original
+    shown = display_path(path)
+    mode = NEW_FILE_MODE
+    backup: Path | None = None
+
+    def failed(detail: str) -> HostResult:
+        return HostResult(host, "failed", detail, ok=False, path=path, backup=backup)
+
+    try:
+        if original is not None:
+            mode = target.stat().st_mode & 0o7777
+        if original is not None and plan.text is not None:
+            backup = write_backup(target, original, mode)
+        elif not target.parent.exists():
+            target.parent.mkdir()
+        if _read(target) != original:
+            return failed(f"{shown} was changed by another program meanwhile; rerun")
+        if plan.text is None:
+            os.unlink(target)
+            if plan.remove_folder:
+                with contextlib.suppress(OSError):
+                    target.parent.rmdir()
+        else:
+            atomic_write(target, plan.text.encode("utf-8"), mode)
+    except OSError as exc:
+        return failed(f"cannot write {shown}: {exc.strerror or exc}; it is unchanged")
+
+    written = _read(target)
+    if plan.text is None:
+        verified = written is None
+    else:
+        try:
+            verified = written is not None and same_value(
+                _without_empty(fmt.load(written.decode("utf-8")), fmt.container), plan.expected
+            )
+        except (UnicodeDecodeError, ConfigSyntaxError):
+            verified = False
+    if not verified:
+        with contextlib.suppress(OSError):
+            if original is None:
+                os.unlink(target)
+            else:
+                atomic_write(target, original, mode)
+        return failed(f"{shown} did not read back as written; the original was put back")
+
+    extra = list(notes)
+    warning = _update_ledger(Path(os.path.realpath(target)), plan.created)
+    if warning:
+        extra.append(warning)
+    return HostResult(
+        host, plan.status, shown, path=path, diff=plan.diff, backup=backup, notes=tuple(extra)
+    )

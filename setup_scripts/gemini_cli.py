@@ -1,0 +1,81 @@
+"""Gemini CLI: register driftguard in ``settings.json`` (design.md §8; mcp-and-hosts.md
+§3.2).
+
+Where: ``<gemini root>/settings.json``, the root being ``$GEMINI_CLI_HOME/.gemini`` or
+``~/.gemini`` (:func:`driftguard.discovery.gemini_root`; Gemini CLI 0.61.0's
+``Storage.getGlobalSettingsPath``); with ``--project DIR``, ``DIR/.gemini/settings.json``
+(read only in trusted folders). Gemini CLI is *installed* when the root folder exists.
+The key is the top-level ``mcpServers``.
+
+The file is JSONC: Gemini reads it as ``JSON.parse(stripJsonComments(text))``, so
+comments are allowed and kept by the edit, trailing commas are not, and a file that does
+not parse stops Gemini from starting (``FatalConfigError``) — such a file is refused and
+left alone. The edit is the comment-preserving splice of
+:mod:`driftguard.setup_scripts._jsonc`.
+
+The entry: ``{"command": "<abs>/driftguard", "args": ["serve"],
+"env": {"DRIFTGUARD_HOST": "gemini_cli"}}``. Gemini starts stdio servers only in trusted
+folders ("uses stdio transport but current folder is not trusted"), which the report
+notes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from driftguard.discovery import gemini_root
+from driftguard.setup_scripts._base import (
+    HostName,
+    HostResult,
+    SetupRequest,
+    not_installed,
+    server_env,
+    stdio_matches,
+)
+from driftguard.setup_scripts._safe_edit import JsonServers, edit_servers_file
+
+__all__ = ["installed", "matches", "run", "server_entry", "settings_file"]
+
+HOST: HostName = "gemini_cli"
+_FORMAT = JsonServers(comments=True)
+
+
+def installed() -> bool:
+    """Whether Gemini CLI's folder exists."""
+    return gemini_root().is_dir()
+
+
+def settings_file(project: Path | None = None) -> Path:
+    """The user's ``settings.json``, or ``project``'s."""
+    if project is not None:
+        return project / ".gemini" / "settings.json"
+    return gemini_root() / "settings.json"
+
+
+def server_entry(command: str) -> dict[str, Any]:
+    """Gemini CLI's stdio entry that starts ``<command> serve``."""
+    return {"command": command, "args": ["serve"], "env": server_env(HOST)}
+
+
+def matches(existing: Any, command: str) -> bool:
+    """Whether ``existing`` starts ``<command> serve`` with the host hint."""
+    return stdio_matches(existing, server_entry(command))
+
+
+def run(request: SetupRequest) -> HostResult:
+    """Install or uninstall driftguard's entry for Gemini CLI (module doc)."""
+    if not installed():
+        return not_installed(HOST, gemini_root())
+    notes: tuple[str, ...] = ()
+    if request.action == "install":
+        notes = ("Gemini CLI starts stdio servers only in trusted folders (`gemini trust`)",)
+    return edit_servers_file(
+        HOST,
+        settings_file(request.project),
+        _FORMAT,
+        request,
+        server_entry(request.command),
+        matches=lambda existing: matches(existing, request.command),
+        notes=notes,
+    )

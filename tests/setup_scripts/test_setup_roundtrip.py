@@ -1,0 +1,211 @@
+"""Property: for randomly generated valid configs, setup adds exactly driftguard's entry
+and uninstall gives back the original (issue #4: "install → uninstall is the identity on
+the parsed content"; here also on the bytes, for the layouts JSON and TOML writers
+produce).
+
+The configs are built by hypothesis: JSON objects of random keys and nested values,
+written compact or indented (two or four spaces, tabs), for JSONC with ``//`` and
+``/* */`` comments at random places; TOML documents written by ``tomlkit`` with comment
+lines between random lines. Each may or may not already hold a server table with other
+servers (or an empty one). The edits run through the same safe-edit transaction as
+``driftguard setup`` (backup, atomic write, read back).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from driftguard.setup_scripts._base import SetupRequest, stdio_matches
+from driftguard.setup_scripts._jsonc import parse as parse_jsonc
+from driftguard.setup_scripts._safe_edit import (
+    JsonServers,
+    ServersFormat,
+    TomlServers,
+    edit_servers_file,
+)
+
+ENTRY = {"command": "/opt/dg/bin/driftguard", "args": ["serve"], "env": {"DRIFTGUARD_HOST": "x"}}
+INSTALL = SetupRequest(command=ENTRY["command"])
+UNINSTALL = SetupRequest(command=ENTRY["command"], action="uninstall")
+SETTINGS = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+# ---------------------------------------------------------------------------- JSON
+
+json_keys = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=6
+)
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53), 2**53)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8)
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(json_keys, inner, max_size=3),
+    max_leaves=8,
+)
+json_servers = st.dictionaries(
+    json_keys.filter(lambda key: key != "driftguard"),
+    st.fixed_dictionaries(
+        {"command": st.text(min_size=1, max_size=10)},
+        optional={
+            "args": st.lists(st.text(max_size=5), max_size=2),
+            "env": st.dictionaries(json_keys, st.text(max_size=4), max_size=2),
+        },
+    ),
+    max_size=3,
+)
+
+
+@st.composite
+def json_configs(draw: st.DrawFn) -> dict[str, Any]:
+    """A top-level object, with ``mcpServers`` (possibly empty) at a random place or none."""
+    other_keys = json_keys.filter(lambda key: key != "mcpServers")
+    others = draw(st.dictionaries(other_keys, json_values, max_size=4))
+    servers = draw(st.none() | json_servers)
+    if servers is None:
+        return others
+    items = list(others.items())
+    items.insert(draw(st.integers(0, len(items))), ("mcpServers", servers))
+    return dict(items)
+
+
+def dump_json(value: Any, indent: str | None, rnd: random.Random | None, level: int = 0) -> str:
+    """``value`` as JSON text; with ``rnd``, comments are sprinkled in (JSONC)."""
+    if isinstance(value, dict) and value:
+        pad = "" if indent is None else indent * (level + 1)
+        parts = []
+        for index, (key, item) in enumerate(value.items()):
+            before = after = ""
+            if rnd is not None and rnd.random() < 0.3:
+                before = "/* note */ " if indent is None else f"// note\n{pad}"
+            if rnd is not None and rnd.random() < 0.3:
+                last = index == len(value) - 1
+                after = " // tail" if (last and indent is not None) else " /* after */"
+            rendered = dump_json(item, indent, rnd, level + 1)
+            parts.append(f"{before}{json.dumps(key, ensure_ascii=False)}: {rendered}{after}")
+        if indent is None:
+            return "{" + ", ".join(parts) + "}"
+        inner = ",\n".join(pad + part for part in parts)
+        return "{\n" + inner + "\n" + indent * level + "}"
+    if isinstance(value, list) and value:
+        return "[" + ", ".join(dump_json(item, indent, rnd, level + 1) for item in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _round_trip(fmt: ServersFormat, text: str, suffix: str) -> tuple[str, str]:
+    """Install into a file holding ``text``, then uninstall: the two texts written."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"config{suffix}"
+        path.write_bytes(text.encode("utf-8"))
+
+        def matches(existing: Any) -> bool:
+            return stdio_matches(existing, ENTRY)
+
+        added = edit_servers_file("gemini_cli", path, fmt, INSTALL, ENTRY, matches=matches)
+        assert added.status == "added", added
+        installed = path.read_bytes().decode("utf-8")
+        removed = edit_servers_file("gemini_cli", path, fmt, UNINSTALL, ENTRY, matches=matches)
+        assert removed.status == "removed", removed
+        return installed, path.read_bytes().decode("utf-8")
+
+
+@SETTINGS
+@given(
+    config=json_configs(),
+    indent=st.sampled_from([None, "  ", "    ", "\t"]),
+    comments=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+    crlf=st.booleans(),
+)
+def test_json_install_then_uninstall_is_the_identity(
+    config: dict[str, Any], indent: str | None, comments: bool, seed: int, crlf: bool
+) -> None:
+    rnd = random.Random(seed) if comments else None
+    text = dump_json(config, indent, rnd) + "\n"
+    if comments:
+        text = "// settings\n" + text
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    fmt = JsonServers(comments=comments)
+
+    installed, restored = _round_trip(fmt, text, ".json")
+
+    expected = json.loads(json.dumps(config))
+    expected.setdefault("mcpServers", {})["driftguard"] = ENTRY
+    assert parse_jsonc(installed, comments=comments).value == expected
+    for comment in ("// settings", "// note", "/* note */", " // tail", "/* after */"):
+        assert installed.count(comment) == text.count(comment)
+    assert parse_jsonc(restored, comments=comments).value == config
+    assert restored == text
+
+
+# ---------------------------------------------------------------------------- TOML
+
+toml_keys = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_-0123456789 .é", min_size=1, max_size=6)
+toml_scalars = (
+    st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=8)
+)
+toml_values = st.recursive(
+    toml_scalars | st.lists(toml_scalars, max_size=3),
+    lambda inner: st.dictionaries(toml_keys, inner, min_size=1, max_size=3),
+    max_leaves=8,
+)
+toml_servers = st.dictionaries(
+    toml_keys.filter(lambda key: key != "driftguard"),
+    st.fixed_dictionaries(
+        {"command": st.text(min_size=1, max_size=10).filter(lambda s: "\x7f" not in s)},
+        optional={"args": st.lists(st.text(max_size=5), max_size=2)},
+    ),
+    max_size=3,
+)
+
+
+@st.composite
+def toml_documents(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
+    """A config and its text: written by tomlkit, with comment lines added between lines
+    (tomlkit writes no multi-line values here, so any line boundary is safe)."""
+    config = draw(
+        st.dictionaries(toml_keys.filter(lambda k: k != "mcp_servers"), toml_values, max_size=4)
+    )
+    servers = draw(st.none() | toml_servers)
+    if servers is not None:
+        config["mcp_servers"] = servers
+    text = tomlkit.dumps(config)
+    lines = text.splitlines(keepends=True)
+    for _ in range(draw(st.integers(0, 3))):
+        lines.insert(draw(st.integers(0, len(lines))), "# a comment\n")
+    return config, "".join(lines)
+
+
+@SETTINGS
+@given(document=toml_documents())
+def test_toml_install_then_uninstall_is_the_identity(document: tuple[dict[str, Any], str]) -> None:
+    config, text = document
+    parsed = tomllib.loads(text)
+    assert parsed == config  # the generator wrote what it meant to
+
+    installed, restored = _round_trip(TomlServers(), text, ".toml")
+
+    expected = tomllib.loads(text)
+    expected.setdefault("mcp_servers", {})["driftguard"] = ENTRY
+    assert tomllib.loads(installed) == expected
+    assert installed.count("# a comment") == text.count("# a comment")
+    assert tomllib.loads(restored) == parsed
+    assert restored == text
