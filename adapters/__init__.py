@@ -10,13 +10,12 @@ Use :func:`parse_session` to parse a file, naming the CLI or letting
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
 from driftguard.adapters import claude_code, codex_cli, gemini_cli
-from driftguard.adapters._common import iter_lines, load_record, open_session_file
+from driftguard.adapters._common import decode_json, iter_lines, load_record, open_session_file
 from driftguard.errors import SessionFormatError, UnknownNameError
 from driftguard.model import CLI_NAMES, CliName, Session
 
@@ -70,6 +69,8 @@ def get_parser(cli: str) -> Parser:
 
 def _classify(record: dict[str, Any]) -> CliName | None:
     kind = record.get("type")
+    if not isinstance(kind, str):
+        kind = None  # an array or object "type" is no type (and cannot be looked up)
     if isinstance(record.get("payload"), dict) and kind in _CODEX_TYPES:
         return "codex_cli"
     if "record_type" in record or (
@@ -102,9 +103,12 @@ def _hint_from_path(path: Path) -> CliName | None:
 def detect_cli(path: Path) -> CliName:
     """Tell which CLI wrote ``path`` from its first records (its name for empty files).
 
+    Lines that are not JSON objects (nested too deeply included) are passed over.
+
     Raises:
-        SessionFormatError: the file cannot be read, or nothing in it or its name says
-            which CLI wrote it.
+        SessionFormatError: the file cannot be read (corrupt or truncated zstd included),
+            a ``.json`` file is not JSON (or nested too deeply), or nothing in it or its
+            name says which CLI wrote it.
     """
     if path.suffix == ".json":
         try:
@@ -116,24 +120,27 @@ def detect_cli(path: Path) -> CliName:
             return "gemini_cli"
         try:
             with path.open("rb") as fh:
-                whole = json.load(fh)
-        except (OSError, ValueError) as exc:
+                whole = decode_json(fh.read())
+        except (OSError, ValueError) as exc:  # ValueError: not JSON, or nested too deeply
             raise SessionFormatError(f"{path} is not a JSON session file: {exc}") from exc
         if isinstance(whole, dict) and "messages" in whole:
             return "gemini_cli"
         raise SessionFormatError(f"{path} is JSON but not a session file of a supported CLI")
     seen = 0
-    with open_session_file(path) as stream:
-        for line, _ in iter_lines(stream):
-            record = load_record(line)
-            if record is None:
-                continue
-            cli = _classify(record)
-            if cli is not None:
-                return cli
-            seen += 1
-            if seen >= _SNIFF_RECORDS:
-                break
+    try:
+        with open_session_file(path) as stream:
+            for line, _ in iter_lines(stream):
+                record = load_record(line)
+                if record is None:
+                    continue
+                cli = _classify(record)
+                if cli is not None:
+                    return cli
+                seen += 1
+                if seen >= _SNIFF_RECORDS:
+                    break
+    except OSError as exc:
+        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
     hint = _hint_from_path(path)
     if hint is not None:
         return hint

@@ -1,7 +1,12 @@
 """Helpers every adapter shares: streaming lines (plain or zstd), decoding records,
-timestamps, tool calls and the character-based token estimate.
+timestamps, token counts, tool calls and the character-based token estimate.
 
-Pure functions except :func:`iter_lines`, which only reads.
+Pure functions except :func:`open_session_file` and :func:`iter_lines`, which only read.
+
+Hostile content never escapes as anything but :class:`~driftguard.errors.SessionFormatError`
+(for a file as a whole) or a ``None`` (for one value): JSON nested deeper than
+:data:`MAX_JSON_DEPTH` is not decoded, corrupt or truncated zstd data is a format error, and
+token counts that are not plain non-negative numbers are no token counts.
 """
 
 from __future__ import annotations
@@ -19,14 +24,19 @@ from driftguard.errors import SessionFormatError
 from driftguard.model import ParsedMessage, ToolCall
 
 __all__ = [
+    "MAX_JSON_DEPTH",
+    "MAX_TOKEN_COUNT",
     "ZSTD_MAGIC",
+    "JsonTooDeepError",
     "Line",
+    "decode_json",
     "estimate_tokens",
     "iter_lines",
     "load_record",
     "make_tool_call",
     "open_session_file",
     "parse_timestamp",
+    "read_token_count",
 ]
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -34,6 +44,27 @@ ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 Line = tuple[bytes, bool]
 """One line of a session file without its newline, and whether it was newline-terminated."""
+
+MAX_JSON_DEPTH = 128
+"""Deepest nesting of arrays and objects (the outermost one counts 1) a decoded JSON value
+may have. Real session records nest at most 10 deep (measured over every line of the shared
+corpus); anything deeper is hostile or broken, and refusing it up front keeps every later
+recursive step (``json.dumps`` of tool arguments, comparing usage objects) far from
+Python's recursion limit (1000 frames)."""
+
+MAX_TOKEN_COUNT = 2**53
+"""Largest token count taken from a file: the largest integer a JSON number written by a
+JavaScript CLI holds exactly. Larger values are garbage, and would overflow the float
+arithmetic of scoring (an integer above ~1.8e308 cannot even be divided by the window)."""
+
+_ZSTD_READ = 64 * 1024
+"""Compressed bytes read from the file at a time."""
+
+_ZSTD_FEED = 1024
+"""Compressed bytes handed to the decompressor at a time. zstd expands at most ~32 768×
+(RLE blocks), so one step yields at most ~32 MiB even from a crafted file (measured: 1 KiB
+of 512 MiB of newlines compressed at level 19); real rollouts (5–15× ratios) yield ~10 KiB.
+Smaller steps cost nothing measurable (a 45 MB session: ~25 ms at 512 B to 8 KiB)."""
 
 _PATH_KEYS = (
     "file_path",
@@ -51,10 +82,15 @@ def open_session_file(path: Path) -> IO[bytes]:
     """Open a session file for binary reading, transparently decompressing zstd.
 
     A file is treated as zstd when its first four bytes are the zstd magic number,
-    whatever its name.
+    whatever its name. Every frame is decoded, one after the other (RFC 8878 §3.1); reading
+    checks each frame whole: its content checksum when it has one, and that the file does
+    not end inside a frame.
 
     Raises:
-        SessionFormatError: the file cannot be opened or read.
+        SessionFormatError: the file cannot be opened or read. Reading from the returned
+            stream also raises it, naming the file, for corrupt zstd data (``cannot read
+            <path>: …``) and for a file that ends inside a frame (``<path> is a truncated
+            zstd file``) — a cut-off copy would otherwise read as a shorter session.
     """
     try:
         raw = path.open("rb")
@@ -63,10 +99,70 @@ def open_session_file(path: Path) -> IO[bytes]:
     head = raw.peek(4)[:4] if isinstance(raw, io.BufferedReader) else b""
     if head != ZSTD_MAGIC:
         return raw
-    import zstandard
+    return io.BufferedReader(_ZstdReader(raw, path), buffer_size=_ZSTD_READ)
 
-    reader: IO[bytes] = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
-    return io.BufferedReader(reader)  # type: ignore[type-var]
+
+class _ZstdReader(io.RawIOBase):
+    """Decompressed bytes of a zstd file, frame after frame, checked as they are read.
+
+    Raises :class:`SessionFormatError` from :meth:`readinto` on corrupt data or when the
+    file ends inside a frame. Holds one decompressed step at a time (see ``_ZSTD_FEED``).
+    """
+
+    def __init__(self, raw: IO[bytes], path: Path) -> None:
+        import zstandard
+
+        super().__init__()
+        self._raw = raw
+        self._path = path
+        self._zstd: Any = zstandard
+        self._decoder: Any = None  # the frame being decoded, None between frames
+        self._input = memoryview(b"")  # compressed bytes read but not yet fed
+        self._output = memoryview(b"")  # decompressed bytes not yet returned
+        self._ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._output:
+            if self._ended:
+                return 0
+            self._step()
+        size = min(len(buffer), len(self._output))
+        buffer[:size] = self._output[:size]
+        self._output = self._output[size:]
+        return size
+
+    def _step(self) -> None:
+        """Feed the next piece of compressed input (reading more when needed)."""
+        if not self._input:
+            self._input = memoryview(self._raw.read(_ZSTD_READ))
+            if not self._input:
+                if self._decoder is not None:
+                    raise SessionFormatError(f"{self._path} is a truncated zstd file")
+                self._ended = True
+                return
+        if self._decoder is None:
+            self._decoder = self._zstd.ZstdDecompressor().decompressobj()
+        piece, self._input = self._input[:_ZSTD_FEED], self._input[_ZSTD_FEED:]
+        try:
+            produced: bytes = self._decoder.decompress(piece)
+        except self._zstd.ZstdError as exc:
+            raise SessionFormatError(
+                f"cannot read {self._path}: not valid zstd data ({exc})"
+            ) from exc
+        if self._decoder.eof:
+            # The frame is whole; whatever follows it is the next frame.
+            self._input = memoryview(self._decoder.unused_data + self._input)
+            self._decoder = None
+        self._output = memoryview(produced)
+
+    def close(self) -> None:
+        try:
+            self._raw.close()
+        finally:
+            super().close()
 
 
 def iter_lines(stream: IO[bytes]) -> Iterator[Line]:
@@ -83,16 +179,79 @@ def iter_lines(stream: IO[bytes]) -> Iterator[Line]:
             yield raw, False
 
 
+class JsonTooDeepError(ValueError):
+    """A JSON text nested deeper than :data:`MAX_JSON_DEPTH` (or too deep to decode at all)."""
+
+
+def decode_json(data: bytes | str) -> object:
+    """Decode one JSON text (``bytes`` in UTF-8/16/32, or ``str``) into its value.
+
+    Raises:
+        JsonTooDeepError: nested deeper than :data:`MAX_JSON_DEPTH`, too deep for the
+            decoder's recursion included (a :class:`ValueError`).
+        ValueError: not JSON, not valid UTF-8, or an integer beyond Python's digit limit.
+    """
+    try:
+        value: object = json.loads(data)
+    except RecursionError as exc:
+        raise JsonTooDeepError("JSON nested too deeply to decode") from exc
+    if _openers(data) > MAX_JSON_DEPTH and _deeper_than(value, MAX_JSON_DEPTH):
+        raise JsonTooDeepError(f"JSON nested too deeply (more than {MAX_JSON_DEPTH} levels)")
+    return value
+
+
+def _openers(data: bytes | str) -> int:
+    """How many ``[`` and ``{`` the text holds: a bound on its nesting depth (a cheap C scan
+    that spares walking the value of nearly every line)."""
+    if isinstance(data, str):
+        return data.count("[") + data.count("{")
+    return data.count(b"[") + data.count(b"{")
+
+
+def _deeper_than(value: object, limit: int) -> bool:
+    """Whether ``value`` nests arrays and objects more than ``limit`` levels deep (walked
+    without recursion)."""
+    stack: list[tuple[dict[str, Any] | list[Any], int]] = []
+    if isinstance(value, dict | list):
+        stack.append((value, 1))
+    while stack:
+        node, depth = stack.pop()
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, dict | list):
+                if depth >= limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
 def load_record(line: bytes) -> dict[str, Any] | None:
     """Decode one JSONL line into a JSON object, or ``None`` when it is not one.
 
     Blank lines give ``None`` too; callers count non-blank ``None`` results as skipped.
+    Not JSON objects: invalid JSON or UTF-8, other JSON values, and JSON nested deeper
+    than :data:`MAX_JSON_DEPTH` (see :func:`decode_json`).
     """
     try:
-        value = json.loads(line)
-    except (ValueError, UnicodeDecodeError):
+        value = decode_json(line)
+    except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def read_token_count(value: object) -> int | None:
+    """A token count from a JSON value: a non-negative integer, or a finite non-negative
+    float truncated to one, at most :data:`MAX_TOKEN_COUNT`. ``None`` — no token count —
+    for anything else: booleans, ``NaN``, ``±Infinity`` (``1e400`` decodes to it),
+    negatives, strings, ``null``, arrays, objects, absurdly large integers."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float):
+        if not math.isfinite(value) or value < 0:
+            return None
+        value = int(value)
+    if isinstance(value, int) and 0 <= value <= MAX_TOKEN_COUNT:
+        return value
+    return None
 
 
 def parse_timestamp(value: object) -> float | None:
@@ -101,14 +260,17 @@ def parse_timestamp(value: object) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond the float range
+            return None
         if not math.isfinite(number):
             return None
         return number / 1000.0 if number > 1e11 else number
     if isinstance(value, str) and value:
         try:
             return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-        except ValueError:
+        except (ValueError, OverflowError, OSError):
             return None
     return None
 
@@ -132,19 +294,21 @@ def make_tool_call(name: str, args: object) -> ToolCall:
     """Build a :class:`ToolCall` from a tool's name and its arguments.
 
     ``args`` may be a mapping, a JSON string of one (Codex ``function_call.arguments``),
-    or anything else (digested as is). The target path is read from the first of
-    ``file_path``, ``filePath``, ``notebook_path``, ``absolute_path``, ``path``,
-    ``target_file``, ``filename``; the shell command from ``command`` or ``cmd``
-    (a list of strings is joined with spaces).
+    or anything else (digested as is; so is a string :func:`decode_json` refuses). The
+    target path is read from the first of ``file_path``, ``filePath``, ``notebook_path``,
+    ``absolute_path``, ``path``, ``target_file``, ``filename``; the shell command from
+    ``command`` or ``cmd`` (a list of strings is joined with spaces).
     """
     if isinstance(args, str):
         try:
-            decoded: object = json.loads(args)
-        except ValueError:
+            decoded: object = decode_json(args)
+        except ValueError:  # not JSON (or nested too deeply): digested as the text it is
             decoded = args
         args = decoded
     canonical = json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+    # surrogatepass: JSON "\ud800" escapes decode to lone surrogates, which strict UTF-8
+    # refuses; any other text encodes exactly as before.
+    digest = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     target = command = None
     if isinstance(args, Mapping):
         target = _first_str(args, _PATH_KEYS)

@@ -28,10 +28,13 @@ Token semantics (design.md §5.3, formats.md §A.6): the context size of one req
 ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens`` of the *last* line
 of its response, where ``cache_creation_input_tokens`` is raised to the sum of the
 ``usage.cache_creation`` breakdown when that is larger (before 2.1.152 the field could be 0
-while the breakdown was not). Lines of one response are never summed. ``output_tokens`` is
-not used. ``Session.context_tokens`` is the context size of the latest main-chain response
-after the last compaction whose size is not zero; with no such response it is the estimate
-``floor(Σ len(content) / 4)`` over the remembered messages and ``tokens_estimated`` is set.
+while the breakdown was not). A field that is missing, ``null`` or no token count
+(negative, boolean, ``NaN``/``Infinity``, non-numeric, above 2**53) counts as 0, so a
+negative ``input_tokens`` never lowers the size. Lines of one response are never summed.
+``output_tokens`` is not used. ``Session.context_tokens`` is the context size of the latest
+main-chain response after the last compaction whose size is not zero; with no such response
+it is the estimate ``floor(Σ len(content) / 4)`` over the remembered messages and
+``tokens_estimated`` is set.
 The context window is not in the file (§A.11): 1 000 000 when any scored request exceeded
 200 000 tokens or the model is a 1M-native family, else 200 000 (design §5.3).
 
@@ -70,7 +73,8 @@ A file of another name in which *every* conversation line is a sidechain line (n
 ``user``/``assistant``/``compact_boundary`` line at all) is scored the same way; the first
 main-chain line makes it a main file and its sidechain lines are ignored from then on.
 
-Skipped and counted in ``Session.skipped_lines``: invalid JSON, JSON that is not an object,
+Skipped and counted in ``Session.skipped_lines``: invalid JSON (JSON nested deeper than
+``_common.MAX_JSON_DEPTH`` levels included), JSON that is not an object,
 a half-written last line (unterminated and not valid JSON), and records whose ``type`` is
 missing or not in the §A.4 catalog. Unknown ``system`` subtypes and ``attachment`` types
 are metadata, not skipped. Blank lines are ignored.
@@ -78,7 +82,6 @@ are metadata, not skipped. Blank lines are ignored.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,6 +94,7 @@ from driftguard.adapters._common import (
     make_tool_call,
     open_session_file,
     parse_timestamp,
+    read_token_count,
 )
 from driftguard.errors import SessionFormatError
 from driftguard.model import ParsedMessage, Session, ToolCall
@@ -172,14 +176,9 @@ def _is_large_window_model(model: str | None) -> bool:
 
 
 def _tokens(value: object) -> int:
-    """A token count from a JSON value: non-negative ints (and finite floats), else 0."""
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, int):
-        return max(0, value)
-    if isinstance(value, float) and math.isfinite(value):
-        return max(0, int(value))
-    return 0
+    """A usage field's token count, 0 when it is none (:func:`read_token_count`: negative,
+    boolean, non-finite, non-numeric or absurdly large values count as absent)."""
+    return read_token_count(value) or 0
 
 
 def _context_size(usage: dict[str, Any]) -> int:
@@ -188,7 +187,7 @@ def _context_size(usage: dict[str, Any]) -> int:
     ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens``, where the cache
     creation term is the larger of the field and the sum of the ``cache_creation`` breakdown
     (``ephemeral_5m_input_tokens`` + ``ephemeral_1h_input_tokens`` + …) when one is present.
-    Missing, ``null`` or non-numeric fields count as 0.
+    Missing, ``null``, non-numeric, negative, non-finite or absurdly large fields count as 0.
     """
     creation = _tokens(usage.get("cache_creation_input_tokens"))
     breakdown = usage.get("cache_creation")

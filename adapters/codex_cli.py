@@ -63,17 +63,21 @@ Token semantics (design §5.3, formats.md §C.4), all in tokens:
   Not real: ``info: null``; a re-emit (its ``total_token_usage`` equals the previous event's; a
   lower total is a new baseline, not a re-emit); zero usage; and the synthetic events of Codex's
   ``fill_to_context_window`` (usage with zero input and zero output, or zero output and a total
-  equal to the window). When ``total_tokens`` is absent, ``input_tokens + output_tokens``; when
-  ``last_token_usage`` is absent, the advance of ``total_token_usage``. No real usage since the
-  last compaction: ``floor(Σ len(content) / 4)`` and ``tokens_estimated=True``.
-* ``context_window`` = the latest positive ``model_context_window`` (``token_count`` info or
-  ``task_started``) as written, else 258 400.
+  equal to the window); a usage block whose ``total_tokens``, ``input_tokens`` or
+  ``output_tokens`` holds something that is no token count (negative, boolean, ``NaN``,
+  non-numeric, above 2**53; ``null`` counts 0). When ``total_tokens`` is absent,
+  ``input_tokens + output_tokens``; when ``last_token_usage`` is absent, the advance of
+  ``total_token_usage``. No real usage since the last compaction: ``floor(Σ len(content) / 4)``
+  and ``tokens_estimated=True``.
+* ``context_window`` = the latest positive integer ``model_context_window`` up to 2**53
+  (``token_count`` info or ``task_started``) as written, else 258 400.
 * an assistant message's ``token_count`` = the context tokens of the request that produced it:
   the real ``token_count`` written just before its response (0.3x builds write usage first) or,
   failing that, the next one within the same turn (2026 builds write it after the response, even
   after the tool outputs); ``None`` when the turn ends first. Tool messages carry ``None``.
 
-Skipped lines (:attr:`Session.skipped_lines`): invalid JSON, non-object lines (a half-written
+Skipped lines (:attr:`Session.skipped_lines`): invalid JSON (JSON nested deeper than
+``_common.MAX_JSON_DEPTH`` levels included), non-object lines (a half-written
 last line is one of these), records of a top-level kind never heard of, and known kinds whose
 ``payload`` is not an object. Blank lines are ignored. Known kinds that carry nothing for us
 (``world_state``, ``token_usage_record``, G1 ``record_type`` lines …) and unknown ``event_msg`` or
@@ -83,7 +87,6 @@ last line is one of these), records of a top-level kind never heard of, and know
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -92,12 +95,14 @@ from typing import Any, Final
 import zstandard
 
 from driftguard.adapters._common import (
+    decode_json,
     estimate_tokens,
     iter_lines,
     load_record,
     make_tool_call,
     open_session_file,
     parse_timestamp,
+    read_token_count,
 )
 from driftguard.errors import SessionFormatError
 from driftguard.model import ParsedMessage, Session, ToolCall
@@ -286,7 +291,7 @@ class CodexCliParser:
             self._cwd = cwd
 
     def _note_window(self, value: object) -> None:
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        if isinstance(value, int) and read_token_count(value):
             self._window = value
 
     # ------------------------------------------------------------------ events
@@ -295,7 +300,7 @@ class CodexCliParser:
         sub = payload.get("type")
         if sub == "token_count":
             self._on_token_count(payload.get("info"))
-        elif sub in _TURN_EVENTS:
+        elif isinstance(sub, str) and sub in _TURN_EVENTS:
             if sub == "task_started":
                 self._note_window(payload.get("model_context_window"))
             self._end_turn()
@@ -368,7 +373,7 @@ class CodexCliParser:
             self._messages.append(
                 ParsedMessage(role="tool", content=text, timestamp=ts, is_error=is_error)
             )
-        elif kind in _OUTPUT_ITEM_TYPES:
+        elif isinstance(kind, str) and kind in _OUTPUT_ITEM_TYPES:
             self._open_run()
             call = _tool_call(item)
             if call is not None:
@@ -530,7 +535,8 @@ def _texts(content: object, kinds: Iterable[str]) -> list[str]:
         part["text"]
         for part in content
         if isinstance(part, dict)
-        and part.get("type") in wanted
+        and isinstance(part.get("type"), str)
+        and part["type"] in wanted
         and isinstance(part.get("text"), str)
     ]
 
@@ -548,18 +554,28 @@ def _is_harness(texts: list[str], item: Mapping[str, Any]) -> bool:
             kinds = {
                 entry["provenance"].get("type")
                 for entry in entries
-                if isinstance(entry, dict) and isinstance(entry.get("provenance"), dict)
+                if isinstance(entry, dict)
+                and isinstance(entry.get("provenance"), dict)
+                and isinstance(entry["provenance"].get("type"), str)
             }
             return "harness" in kinds and "user" not in kinds
     return False
 
 
 def _usage_total(usage: Mapping[str, Any]) -> int:
-    """Tokens of one usage block: ``total_tokens``, else ``input_tokens + output_tokens``."""
-    total = _int(usage.get("total_tokens"))
-    if total > 0:
-        return total
-    return _int(usage.get("input_tokens")) + _int(usage.get("output_tokens"))
+    """Tokens of one usage block: ``total_tokens``, else ``input_tokens + output_tokens``
+    (a missing or ``null`` field counts 0). 0 — no usage — when any of the three holds a
+    value that is not a token count (:func:`read_token_count`: negative, boolean, ``NaN``,
+    non-numeric, absurdly large), so a negative input never lowers or becomes a context."""
+    counts: list[int] = []
+    for key in ("total_tokens", "input_tokens", "output_tokens"):
+        value = usage.get(key)
+        count = 0 if value is None else read_token_count(value)
+        if count is None:
+            return 0
+        counts.append(count)
+    total, inputs, outputs = counts
+    return total if total > 0 else inputs + outputs
 
 
 def _is_synthetic(usage: Mapping[str, Any], window: object) -> bool:
@@ -574,7 +590,9 @@ def _is_synthetic(usage: Mapping[str, Any], window: object) -> bool:
 
 
 def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    """An integer usage field's token count, 0 when it is none: floats, booleans, negative
+    and absurdly large values count as absent (:func:`read_token_count`)."""
+    return (read_token_count(value) or 0) if isinstance(value, int) else 0
 
 
 def _tool_call(item: Mapping[str, Any]) -> ToolCall | None:
@@ -623,8 +641,8 @@ def _with_patch_target(call: ToolCall, text: str) -> ToolCall:
 
 def _json_object(text: str) -> dict[str, Any] | None:
     try:
-        value = json.loads(text)
-    except ValueError:
+        value = decode_json(text)
+    except ValueError:  # not JSON, or nested too deeply
         return None
     return value if isinstance(value, dict) else None
 

@@ -64,7 +64,9 @@ Tokens (design §5.3; formats.md §B.5)
     non-zero input (tool-call-only records count: they are real requests); without one,
     ``floor(Σ len(content) / 4)`` over the remembered messages and ``tokens_estimated``.
     ``context_window`` = 1 048 576 always (design §5.3). An assistant (or tool-call) message's
-    ``token_count`` is its record's ``tokens.input`` (``None`` when absent or zero).
+    ``token_count`` is its record's ``tokens.input`` (``None`` when absent or zero). A
+    ``tokens.input`` that is no token count (negative, boolean, ``NaN``/``Infinity`` —
+    ``1e400`` decodes to it —, non-numeric, above 2**53) is no usage, as if absent.
 
 Session fields
     ``session_id``: the last ``sessionId`` the file names (metadata lines, ``$set``).
@@ -74,12 +76,13 @@ Session fields
     is used, else ``None``.
 
 Skipped and counted (``Session.skipped_lines``)
-    Lines that are not JSON or not an object, a half-written last line, records of no known
+    Lines that are not JSON (nested deeper than ``_common.MAX_JSON_DEPTH`` levels included)
+    or not an object, a half-written last line, records of no known
     shape (no ``id``/``$set``/``$rewindTo``/``sessionId``), message records of an unknown
     ``type``, and elements of a ``messages`` list that are not message records. Blank lines
     are ignored. A legacy ``.json`` that does not parse as a whole (after two quick retries:
-    the CLI rewrites it in place, formats.md §B.8) raises
-    :class:`~driftguard.errors.SessionFormatError`.
+    the CLI rewrites it in place, formats.md §B.8), or that is nested too deeply (at once),
+    raises :class:`~driftguard.errors.SessionFormatError` naming the file.
 """
 
 from __future__ import annotations
@@ -92,12 +95,15 @@ from pathlib import Path
 from typing import Any, Final
 
 from driftguard.adapters._common import (
+    JsonTooDeepError,
+    decode_json,
     estimate_tokens,
     iter_lines,
     load_record,
     make_tool_call,
     open_session_file,
     parse_timestamp,
+    read_token_count,
 )
 from driftguard.errors import SessionFormatError
 from driftguard.model import ParsedMessage, Session, ToolCall
@@ -267,7 +273,7 @@ class GeminiCliParser:
         elif kind == "user":
             entry = _user_entry(record)
         else:
-            if kind not in _KNOWN_TYPES:
+            if not isinstance(kind, str) or kind not in _KNOWN_TYPES:
                 self._skipped += 1
             entry = _EMPTY
         self._entries[message_id] = entry
@@ -408,13 +414,12 @@ def _text(parts: Iterable[Any]) -> str:
 
 
 def _input_tokens(tokens: object) -> int | None:
-    """``tokens.input`` when ``tokens`` is an object with an integer input, else ``None``."""
+    """``tokens.input`` when ``tokens`` is an object whose input is a token count, else
+    ``None`` (no usage): negative, boolean, ``NaN``/``Infinity``, non-numeric and absurdly
+    large values are none (:func:`read_token_count`)."""
     if not isinstance(tokens, dict):
         return None
-    value = tokens.get("input")
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return int(value)
+    return read_token_count(tokens.get("input"))
 
 
 def _json(value: object) -> str:
@@ -531,7 +536,9 @@ def _load_legacy(path: Path) -> dict[str, Any]:
     """Read a legacy single-object session, retrying briefly while it may be mid-rewrite.
 
     Raises:
-        SessionFormatError: unreadable, not JSON after the retries, or not a session object.
+        SessionFormatError: unreadable, not JSON after the retries, nested deeper than
+            :data:`~driftguard.adapters._common.MAX_JSON_DEPTH` (at once: a rewrite in
+            progress never looks like that), or not a session object.
     """
     failure: ValueError | None = None
     for attempt in range(LEGACY_READ_ATTEMPTS):
@@ -539,9 +546,14 @@ def _load_legacy(path: Path) -> dict[str, Any]:
             time.sleep(LEGACY_RETRY_DELAY)
         try:
             with path.open("rb") as stream:
-                document = json.load(stream)
+                data = stream.read()
         except OSError as exc:
             raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        try:
+            document = decode_json(data)
+        except JsonTooDeepError as exc:
+            # Not a file caught mid-rewrite: reading it again cannot help.
+            raise SessionFormatError(f"{path} is not a readable Gemini CLI session: {exc}") from exc
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
             failure = exc
             continue
@@ -568,7 +580,10 @@ def parse(path: Path) -> Session:
     if path.suffix == ".json":
         parser._replay_legacy(_load_legacy(path))
         return parser.session()
-    with open_session_file(path) as stream:
-        for line, terminated in iter_lines(stream):
-            parser.feed(line, terminated)
+    try:
+        with open_session_file(path) as stream:
+            for line, terminated in iter_lines(stream):
+                parser.feed(line, terminated)
+    except OSError as exc:
+        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
     return parser.session()

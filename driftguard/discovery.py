@@ -61,14 +61,15 @@ Where the files live and how a project finds its own:
 
 Records read: Claude any record's ``cwd``; Gemini the metadata line
 (``sessionId``, ``kind``) or the head of a legacy ``.json``; Codex ``session_meta`` and
-``turn_context``. Unreadable, unparsable or vanished files are skipped, never fatal.
+``turn_context``. Unreadable, unparsable or vanished files are skipped, never fatal; so is
+a corrupt or truncated zstd rollout (``.jsonl.zst``, whose head may read fine): the
+rollout about to be returned is decompressed to its end once (remembered like a head).
 No tokens are read here.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -76,7 +77,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from driftguard.adapters._common import iter_lines, load_record, open_session_file
+from driftguard.adapters._common import (
+    ZSTD_MAGIC,
+    decode_json,
+    iter_lines,
+    load_record,
+    open_session_file,
+)
 from driftguard.errors import SessionFormatError, SessionNotFoundError, UnknownNameError
 from driftguard.model import CLI_NAMES, CliName
 
@@ -103,6 +110,8 @@ _GEMINI_JSON_HEAD_BYTES = 8192
 """Bytes of a legacy Gemini ``.json`` read for its ``sessionId`` / ``kind``."""
 _MEMO_LIMIT = 8192
 """Most head facts remembered per CLI before the oldest are forgotten."""
+_ZSTD_CHECK_CHUNK = 1 << 20
+"""Decompressed bytes read at a time when checking that a zstd rollout is whole."""
 
 _CLI_LABELS: dict[CliName, str] = {
     "claude_code": "Claude Code",
@@ -427,9 +436,26 @@ def _read_codex_head(path: Path) -> _CodexHead:
     return _CodexHead(_text(meta.get("cwd")) or turn_cwd, subagent)
 
 
+def _read_zstd_whole(path: Path) -> bool:
+    """Whether ``path`` reads to its end: ``True`` for a plain file; for a zstd file,
+    whether every frame decodes whole (neither corrupt nor truncated, which only reading
+    to the end can tell)."""
+    try:
+        with path.open("rb") as fh:
+            if fh.read(len(ZSTD_MAGIC)) != ZSTD_MAGIC:
+                return True
+        with open_session_file(path) as stream:
+            while stream.read(_ZSTD_CHECK_CHUNK):
+                pass
+    except (OSError, SessionFormatError):
+        return False
+    return True
+
+
 _CLAUDE_HEADS: _HeadMemo[str | None] = _HeadMemo(_read_claude_cwd)
 _GEMINI_HEADS: _HeadMemo[_GeminiHead] = _HeadMemo(_read_gemini_head)
 _CODEX_HEADS: _HeadMemo[_CodexHead] = _HeadMemo(_read_codex_head)
+_CODEX_WHOLE: _HeadMemo[bool] = _HeadMemo(_read_zstd_whole)
 
 
 # --------------------------------------------------------------------------------------
@@ -534,8 +560,8 @@ def _read_text(path: Path, limit: int = 65536) -> str | None:
 def _gemini_registry_slugs(root: Path, project: _Project) -> list[str]:
     try:
         with (root / "projects.json").open("rb") as fh:
-            registry = json.load(fh)
-    except (OSError, ValueError):
+            registry = decode_json(fh.read())
+    except (OSError, ValueError):  # ValueError: not JSON, or nested too deeply
         return []
     projects = registry.get("projects") if isinstance(registry, dict) else None
     if not isinstance(projects, dict):
@@ -654,8 +680,8 @@ def _find_codex(project: _Project) -> _Found | None:
             continue
         if head.cwd not in verdicts:
             verdicts[head.cwd] = project.is_path(head.cwd)
-        if verdicts[head.cwd]:
-            return found
+        if verdicts[head.cwd] and _CODEX_WHOLE.get(found.path, found.stat):
+            return found  # (a corrupt or truncated .zst would only fail when scored)
     return None
 
 

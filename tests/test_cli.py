@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+import zstandard
 from conftest import corpus_file, write_claude_session
 
 from driftguard.cli import main
@@ -93,6 +94,35 @@ def test_a_file_of_no_known_format_exits_2(
     odd.write_text('{"hello": "world"}\n', encoding="utf-8")
     assert main(["score", str(odd)]) == 2
     assert "pass --cli" in capsys.readouterr().err
+
+
+def test_a_file_of_one_line_nested_too_deeply_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deep = tmp_path / "deep.jsonl"
+    deep.write_bytes(b"[" * 100_000 + b"]" * 100_000 + b"\n")
+    assert main(["score", str(deep)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert str(deep) in err
+
+
+def test_a_corrupt_or_truncated_zstd_file_exits_2_with_one_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = write_claude_session(tmp_path / "s.jsonl", [f"reply {i} is here" for i in range(400)])
+    whole = zstandard.ZstdCompressor().compress(plain.read_bytes())
+    corrupt = tmp_path / "x.jsonl.zst"
+    corrupt.write_bytes(b"\x28\xb5\x2f\xfd" + bytes((n * 73 + 41) % 256 for n in range(200)))
+    cut = tmp_path / "cut.jsonl.zst"
+    cut.write_bytes(whole[: len(whole) // 2])
+    for path in (corrupt, cut):
+        assert main(["score", "--cli", "claude_code", str(path)]) == 2
+        out, err = capsys.readouterr()
+        assert out == ""
+        assert err.count("\n") == 1
+        assert str(path) in err
 
 
 def test_a_bad_project_config_exits_2_naming_the_file(

@@ -373,6 +373,14 @@ def test_gemini_slug_folder_from_projects_json_is_found(isolated_home: Path) -> 
     assert find_session(DEMO, "gemini_cli") == path
 
 
+def test_gemini_projects_json_nested_too_deeply_is_ignored(isolated_home: Path) -> None:
+    gemini = isolated_home / ".gemini"
+    touch(gemini / "projects.json", '{"projects": ' + "[" * 100_000 + "]" * 100_000 + "}", T0)
+    chats = gemini / "tmp" / gemini_project_hash(str(DEMO)) / "chats"
+    path = gemini_file(chats, "2026-01-05T10-00", GSID_A, T0)
+    assert find_session(DEMO, "gemini_cli") == path
+
+
 def test_gemini_sha256_folder_is_found_without_a_registry(isolated_home: Path) -> None:
     chats = isolated_home / ".gemini" / "tmp" / gemini_project_hash(str(DEMO)) / "chats"
     path = gemini_file(chats, "2026-01-05T10-00", GSID_A, T0, suffix=".json")
@@ -562,6 +570,40 @@ def test_codex_zstd_compressed_rollout_is_read(isolated_home: Path) -> None:
     )
     os.utime(other, (T0 + 5, T0 + 5))
     assert find_session(DEMO, "codex_cli") == packed
+
+
+def _codex_zst(root: Path, stem: str, thread: str, mtime: float, cut: float = 1.0) -> Path:
+    """A zstd rollout of the DEMO project, padded to span several zstd blocks, keeping only
+    the first ``cut`` of its compressed bytes."""
+    padding = [
+        {"timestamp": "2026-11-30T09:16:00.000Z", "type": "event_msg", "payload": {"n": n}}
+        for n in range(20_000)
+    ]
+    raw = "".join(json.dumps(r) + "\n" for r in codex_records(DEMO, thread) + padding).encode()
+    packed = zstandard.ZstdCompressor().compress(raw)
+    path = root / "sessions/2026/11/20" / f"rollout-2026-11-20T{stem}-{thread}.jsonl.zst"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(packed[: int(len(packed) * cut)])
+    os.utime(path, (mtime, mtime))
+    return path
+
+
+def test_codex_truncated_zstd_rollout_is_skipped(isolated_home: Path) -> None:
+    root = isolated_home / ".codex"
+    whole = _codex_zst(root, "08-00-00", TH_A, T0)
+    # Newer, its head (session_meta, turn_context) intact, but cut before the frame's end.
+    _codex_zst(root, "09-00-00", TH_B, T0 + 5, cut=0.6)
+    assert find_session(DEMO, "codex_cli") == whole
+
+
+def test_codex_corrupt_zstd_rollout_is_skipped(isolated_home: Path) -> None:
+    root = isolated_home / ".codex"
+    whole = _codex_zst(root, "08-00-00", TH_A, T0)
+    corrupt = root / "sessions/2026/11/20" / f"rollout-2026-11-20T09-00-00-{TH_B}.jsonl.zst"
+    corrupt.write_bytes(b"\x28\xb5\x2f\xfd" + bytes((n * 73 + 41) % 256 for n in range(200)))
+    os.utime(corrupt, (T0 + 5, T0 + 5))
+    assert find_session(DEMO, "codex_cli") == whole
+    assert find_sessions(DEMO) == {"codex_cli": whole}
 
 
 def test_codex_forked_rollout_is_judged_by_its_own_first_session_meta(

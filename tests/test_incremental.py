@@ -644,6 +644,52 @@ def test_zstd_rollout_is_parsed_whole_whenever_it_changes(
     assert len(calls) == 2
 
 
+TOO_DEEP = b"[" * 100_000 + b"]" * 100_000
+"""A JSON line nested far deeper than the decoder's recursion allows."""
+
+
+@pytest.mark.parametrize("cli", sorted(SYNTHETIC))
+def test_lines_nested_too_deeply_are_skipped_whole_or_appended(tmp_path: Path, cli: str) -> None:
+    name, build = SYNTHETIC[cli]
+    without = parse_session(write(tmp_path / "plain" / name, build()))
+    path = write(tmp_path / name, build() + TOO_DEEP + b"\n")
+    cache = SessionCache()
+    session = cache.get(path)
+    assert session == parse_session(path)
+    assert session.skipped_lines == without.skipped_lines + 1
+    assert session.messages == without.messages
+    append(path, TOO_DEEP)  # unterminated: counted until its newline arrives
+    assert cache.get(path) == parse_session(path)
+    append(path, b"\n" + TOO_DEEP + b"\n")
+    grown = cache.get(path)
+    assert grown == parse_session(path)
+    assert grown.skipped_lines == session.skipped_lines + 2
+
+
+def test_a_truncated_zstd_rollout_raises_and_is_not_kept(tmp_path: Path) -> None:
+    content = codex_session() * 200
+    whole = zstandard.ZstdCompressor().compress(content)
+    path = tmp_path / "sessions" / "rollout-2026-05-02T11-00-00-0199bbbb.jsonl.zst"
+    write(path, whole[: len(whole) // 2])
+    cache = SessionCache()
+    clis: tuple[CliName | None, ...] = (None, "codex_cli")
+    for cli in clis:
+        with pytest.raises(SessionFormatError, match=f"{path} is a truncated zstd file"):
+            cache.get(path, cli)
+        assert len(cache) == 0
+    write(path, whole)
+    assert cache.get(path) == codex_cli.parse(path)
+
+
+def test_a_corrupt_zstd_rollout_raises_a_format_error(tmp_path: Path) -> None:
+    path = tmp_path / "sessions" / "rollout-2026-05-02T11-00-00-0199bbbb.jsonl.zst"
+    write(path, b"\x28\xb5\x2f\xfd" + bytes((n * 73 + 41) % 256 for n in range(200)))
+    clis: tuple[CliName | None, ...] = (None, "codex_cli")
+    for cli in clis:
+        with pytest.raises(SessionFormatError, match=str(path)):
+            SessionCache().get(path, cli)
+
+
 # --------------------------------------------------------------------------- keys, bounds, CLIs
 
 

@@ -12,6 +12,7 @@ Two kinds of tests:
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ import pytest
 import zstandard
 from conftest import corpus_file
 
-from driftguard.adapters._common import iter_lines, open_session_file
+from driftguard.adapters._common import estimate_tokens, iter_lines, open_session_file
 from driftguard.adapters.claude_code import ClaudeCodeParser, parse
 from driftguard.errors import SessionFormatError
 from driftguard.model import ParsedMessage, Session
@@ -1195,3 +1196,83 @@ def test_zstd_compressed_session_files_are_read(tmp_path: Path) -> None:
 def test_missing_file_raises_session_format_error(tmp_path: Path) -> None:
     with pytest.raises(SessionFormatError, match="cannot read"):
         parse(tmp_path / "nope.jsonl")
+
+
+# --- hostile content: never a crash ---------------------------------------------------
+
+TOO_DEEP = "[" * 100_000 + "]" * 100_000
+"""A JSON line nested far deeper than the decoder's recursion allows."""
+
+
+def test_a_line_nested_too_deeply_is_skipped_and_counted(tmp_path: Path) -> None:
+    path = write_session(
+        tmp_path,
+        [
+            prompt("u1", "Go."),
+            TOO_DEEP,
+            '{"type":"user","nest":' + "[" * 5000 + "]" * 5000 + "}",
+            reply("a1", [text("Ok.")], used=usage(read=100)),
+        ],
+    )
+    session = parse(path)
+    assert session.skipped_lines == 2
+    assert session.assistant_texts == ("Ok.",)
+    assert session.context_tokens == 100
+
+
+def test_a_tool_input_string_nested_too_deeply_is_kept_as_text(tmp_path: Path) -> None:
+    block = {"type": "tool_use", "id": "toolu_x", "name": "Bash", "input": TOO_DEEP}
+    path = write_session(tmp_path, [prompt("u1", "Go."), reply("a1", [block])])
+    session = parse(path)
+    assert [c.name for m in session.messages for c in m.tool_calls] == ["Bash"]
+    assert session.skipped_lines == 0
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [math.nan, math.inf, -math.inf, -5000, -0.5, True, "5000", None, [5000], 10**400],
+    ids=[
+        "nan",
+        "inf",
+        "-inf",
+        "negative",
+        "negative-float",
+        "bool",
+        "string",
+        "null",
+        "list",
+        "huge",
+    ],
+)
+def test_a_usage_field_that_is_no_token_count_counts_as_absent(tmp_path: Path, bad: Any) -> None:
+    # json.dumps writes NaN / Infinity / -Infinity and the 401-digit integer as such.
+    used = {"input_tokens": bad, "cache_read_input_tokens": 1000, "output_tokens": 7}
+    path = write_session(tmp_path, [prompt("u1", "Go."), reply("a1", [text("Ok.")], used=used)])
+    session = parse(path)
+    assert session.context_tokens == 1000
+    assert session.messages[-1].token_count == 1000
+    assert session.context_window == 200_000
+
+
+def test_a_usage_made_only_of_bad_values_is_no_usage(tmp_path: Path) -> None:
+    used = {
+        "input_tokens": -9000,
+        "cache_creation_input_tokens": math.nan,
+        "cache_read_input_tokens": 10**400,
+        "cache_creation": {"ephemeral_5m_input_tokens": math.inf, "ephemeral_1h": -3},
+    }
+    path = write_session(tmp_path, [prompt("u1", "Go."), reply("a1", [text("Ok.")], used=used)])
+    session = parse(path)
+    assert session.tokens_estimated
+    assert session.context_tokens == estimate_tokens(session.messages)
+    assert session.messages[-1].token_count is None
+
+
+def test_a_truncated_zstd_session_is_a_format_error(tmp_path: Path) -> None:
+    records: list[dict[str, Any] | str] = [prompt(f"u{n}", f"Prompt {n}.") for n in range(800)]
+    plain = write_session(tmp_path, records)
+    whole = zstandard.ZstdCompressor().compress(plain.read_bytes())
+    packed = plain.with_suffix(".jsonl.zst")
+    packed.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(SessionFormatError, match=f"{packed} is a truncated zstd file"):
+        parse(packed)

@@ -9,6 +9,7 @@ each test says what was counted.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import zstandard
 from conftest import corpus_file
 
 from driftguard.adapters import codex_cli, parse_session
+from driftguard.adapters._common import estimate_tokens
 from driftguard.adapters.codex_cli import DEFAULT_CONTEXT_WINDOW, CodexCliParser
 from driftguard.errors import SessionFormatError
 from driftguard.model import ParsedMessage, Session
@@ -865,3 +867,111 @@ def test_feeding_in_parts_with_snapshots_between_equals_one_parse(tmp_path: Path
     assert snapshots[8].messages[-1].token_count == 5_200
     # Snapshots are stable: taking one twice gives equal sessions.
     assert parser.session() == parser.session()
+
+
+# --------------------------------------------------------------------------- hostile content
+
+TOO_DEEP = b"[" * 100_000 + b"]" * 100_000
+"""A JSON line nested far deeper than the decoder's recursion allows."""
+
+
+def test_a_line_nested_too_deeply_is_skipped_and_counted(tmp_path: Path) -> None:
+    session = _parse(
+        tmp_path,
+        [_meta(), _user("q"), TOO_DEEP + b"\n", _assistant("an answer"), _tokens(900, 900)],
+    )
+    assert session.skipped_lines == 1
+    assert [m.content for m in _of(session, "assistant")] == ["an answer"]
+    assert session.context_tokens == 900
+
+
+def test_call_arguments_and_outputs_nested_too_deeply_are_kept_as_text(tmp_path: Path) -> None:
+    deep = TOO_DEEP.decode()
+    call = _line(
+        "response_item",
+        {"type": "function_call", "name": "shell", "arguments": deep, "call_id": "c1"},
+    )
+    envelope = '{"output":' + deep + "}"
+    session = _parse(
+        tmp_path, [_meta(), _user("q"), call, _output(envelope), _output("{" + deep, "c2")]
+    )
+    assert [c.name for m in session.messages for c in m.tool_calls] == ["shell"]
+    assert [m.content for m in _of(session, "tool") if m.content] == [envelope, "{" + deep]
+    assert session.skipped_lines == 0
+
+
+@pytest.mark.parametrize("field", ["input_tokens", "output_tokens", "total_tokens"])
+@pytest.mark.parametrize(
+    "bad",
+    [math.nan, math.inf, -math.inf, -100, True, "100", [5], 10**400],
+    ids=["nan", "inf", "-inf", "negative", "bool", "str", "list", "huge"],
+)
+def test_a_usage_holding_a_value_that_is_no_token_count_is_no_usage(
+    tmp_path: Path, field: str, bad: Any
+) -> None:
+    # json.dumps writes NaN / Infinity / -Infinity and the 401-digit integer as such.
+    last = {"input_tokens": 1200, "output_tokens": 500, "total_tokens": 1700, field: bad}
+    total = {"input_tokens": 2100, "output_tokens": 600, "total_tokens": 2700, field: bad}
+    records = [_meta(), _user("q"), _tokens(900, 900), _assistant("a"), _tokens(last, total)]
+    session = _parse(tmp_path, records)
+    assert session.context_tokens == 900  # the earlier real usage stays the latest
+    assert not session.tokens_estimated
+
+
+def test_a_negative_input_never_becomes_or_lowers_the_context(tmp_path: Path) -> None:
+    negative = {"input_tokens": -100, "output_tokens": 500}  # no total: input + output
+    session = _parse(tmp_path, [_meta(), _user("q"), _assistant("a"), _tokens(negative, 600)])
+    assert session.tokens_estimated
+    assert session.context_tokens == estimate_tokens(session.messages)
+    assert session.messages[-1].token_count is None
+
+
+def test_a_null_usage_field_still_counts_as_zero(tmp_path: Path) -> None:
+    last = {"input_tokens": 1200, "output_tokens": None, "total_tokens": None}
+    session = _parse(tmp_path, [_meta(), _user("q"), _assistant("a"), _tokens(last, 1200)])
+    assert session.context_tokens == 1200
+
+
+@pytest.mark.parametrize("bad", [10**400, -1, math.inf], ids=["huge", "negative", "inf"])
+def test_a_context_window_that_is_no_token_count_is_not_used(tmp_path: Path, bad: Any) -> None:
+    session = _parse(tmp_path, [_meta(), _user("q"), _assistant("a"), _tokens(900, 900, bad)])
+    assert session.context_window == DEFAULT_CONTEXT_WINDOW
+    assert session.context_tokens == 900
+
+
+def test_a_truncated_zst_rollout_is_a_format_error(tmp_path: Path) -> None:
+    plain = _write(tmp_path, [_meta(), *(_user(f"question {n}") for n in range(800))])
+    whole = zstandard.ZstdCompressor().compress(plain.read_bytes())
+    packed = plain.with_name(plain.name + ".zst")
+    packed.write_bytes(whole[: len(whole) * 2 // 3])
+    with pytest.raises(SessionFormatError, match=f"{packed} is a truncated zstd file"):
+        codex_cli.parse(packed)
+    with pytest.raises(SessionFormatError, match="truncated zstd file"):
+        parse_session(packed)
+
+
+@pytest.mark.parametrize("kind", [["message"], {"a": 1}])
+def test_item_and_event_types_that_are_arrays_or_objects_are_ignored(
+    tmp_path: Path, kind: Any
+) -> None:
+    odd_item = _line("response_item", {"type": kind, "role": "assistant"})
+    odd_event = _event("x") | {"payload": {"type": kind}}
+    session = _parse(tmp_path, [_meta(), _user("q"), odd_item, odd_event, _assistant("a")])
+    assert _roles(session) == ["user", "assistant"]
+    assert session.skipped_lines == 0
+
+
+def test_a_provenance_type_that_is_an_array_does_not_break_the_harness_check(
+    tmp_path: Path,
+) -> None:
+    passthrough = {"content_item_metadata": [{"provenance": {"type": ["harness"]}}]}
+    typed = _user("typed by a person", internal_chat_message_metadata_passthrough=passthrough)
+    session = _parse(tmp_path, [_meta(), typed])
+    assert [m.content for m in _of(session, "user")] == ["typed by a person"]
+
+
+def test_a_content_part_type_that_is_an_array_is_not_text(tmp_path: Path) -> None:
+    parts = [{"type": ["input_text"], "text": "hidden"}, {"type": "input_text", "text": "shown"}]
+    odd = _line("response_item", {"type": "message", "role": "user", "content": parts})
+    session = _parse(tmp_path, [_meta(), odd])
+    assert [m.content for m in _of(session, "user")] == ["shown"]

@@ -8,6 +8,7 @@ on-disk layout ``~/.gemini/tmp/<project>/chats/session-<UTC minute>-<sid8>.jsonl
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -702,3 +703,99 @@ def test_legacy_json_that_does_not_parse_raises_after_retries(
 def test_json_that_is_not_a_session_object_raises(tmp_path: Path) -> None:
     with pytest.raises(SessionFormatError, match="no 'messages' list"):
         parse(legacy_file(tmp_path, '[{"sessionId": "x", "messageId": 0}]'))
+
+
+# ---------------------------------------------------------------------- hostile content
+
+TOO_DEEP = "[" * 100_000 + "]" * 100_000
+"""A JSON line nested far deeper than the decoder's recursion allows."""
+
+BAD_TOKENS = pytest.mark.parametrize(
+    "bad",
+    [math.nan, math.inf, -math.inf, 1e400, -5000, -0.5, True, "5000", None, [5000], 10**400],
+    ids=["nan", "inf", "-inf", "1e400", "negative", "-0.5", "bool", "str", "null", "list", "huge"],
+)
+
+
+def test_a_line_nested_too_deeply_is_skipped_and_counted(tmp_path: Path) -> None:
+    records = [META, user("u1", "hello"), TOO_DEEP, gemini("g1", "hi", tokens=700)]
+    session = parse(chat_file(tmp_path, records))
+    assert roles(session) == [("user", "hello"), ("assistant", "hi")]
+    assert session.skipped_lines == 1
+    assert session.context_tokens == 700
+
+
+def test_the_reviewers_nan_line_is_no_usage(tmp_path: Path) -> None:
+    line = '{"id":"2","type":"gemini","content":"hello","tokens":{"input":NaN}}'
+    session = parse(chat_file(tmp_path, [META, user("1", "a question"), line]))
+    assert roles(session) == [("user", "a question"), ("assistant", "hello")]
+    assert session.tokens_estimated
+    assert session.messages[1].token_count is None
+
+
+@BAD_TOKENS
+def test_a_token_input_that_is_no_token_count_is_no_usage(tmp_path: Path, bad: Any) -> None:
+    # json.dumps writes NaN / Infinity / -Infinity and the 401-digit integer as such.
+    record = gemini("g2", "second", tokens=1)
+    record["tokens"]["input"] = bad
+    records = [META, user("u1", "hello"), gemini("g1", "first", tokens=2000), record]
+    session = parse(chat_file(tmp_path, records))
+    assert session.context_tokens == 2000
+    assert not session.tokens_estimated
+    assert session.messages[2].token_count is None
+
+
+@BAD_TOKENS
+def test_a_bad_revision_keeps_the_earlier_tokens_of_its_id(tmp_path: Path, bad: Any) -> None:
+    revised = gemini("g1", "first, revised", tokens=1)
+    revised["tokens"]["input"] = bad
+    records = [META, user("u1", "hello"), gemini("g1", "first", tokens=2500), revised]
+    session = parse(chat_file(tmp_path, records))
+    assert texts_of(session, "assistant") == ["first, revised"]
+    assert session.context_tokens == 2500
+
+
+@BAD_TOKENS
+def test_a_legacy_json_with_bad_token_input_is_no_usage(tmp_path: Path, bad: Any) -> None:
+    record = gemini("g1", "reply", tokens=1)
+    record["tokens"]["input"] = bad
+    document = {**META, "messages": [user("u1", "hello"), record]}
+    session = parse(legacy_file(tmp_path, json.dumps(document)))
+    assert roles(session) == [("user", "hello"), ("assistant", "reply")]
+    assert session.tokens_estimated
+    assert session.context_tokens == estimate_tokens(session.messages)
+
+
+def test_a_legacy_json_nested_too_deeply_is_a_format_error_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gemini_cli, "LEGACY_RETRY_DELAY", 0.0)
+    path = legacy_file(tmp_path, '{"sessionId": "x", "messages": [' + TOO_DEEP + "]}")
+    with pytest.raises(SessionFormatError, match=f"{path} .*nested too deeply"):
+        parse(path)
+    # Decodable, but deeper than any session file nests: refused the same way.
+    path.write_text('{"sessionId": "x", "messages": [' + "[" * 400 + "]" * 400 + "]}")
+    with pytest.raises(SessionFormatError, match=f"{path} .*nested too deeply"):
+        parse(path)
+
+
+def test_tool_arguments_and_responses_nested_deeply_do_not_break_the_parse(
+    tmp_path: Path,
+) -> None:
+    deep_args: Any = "leaf"
+    for _ in range(120):
+        deep_args = {"k": deep_args}
+    reply = gemini("g1", "done", tokens=900, toolCalls=[call("c1", "edit", deep_args, "ok")])
+    session = parse(chat_file(tmp_path, [META, user("u1", "go"), reply]))
+    assert [c.name for m in session.messages for c in m.tool_calls] == ["edit"]
+    assert session.skipped_lines == 0
+
+
+@pytest.mark.parametrize("kind", [["gemini"], {"a": 1}])
+def test_a_message_type_that_is_an_array_or_object_is_an_unknown_type(
+    tmp_path: Path, kind: Any
+) -> None:
+    records = [META, user("u1", "hello"), {"id": "g1", "type": kind, "content": "x"}]
+    session = parse(chat_file(tmp_path, records))
+    assert roles(session) == [("user", "hello")]
+    assert session.skipped_lines == 1

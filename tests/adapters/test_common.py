@@ -1,0 +1,233 @@
+"""What every adapter shares (``driftguard.adapters._common``) and the registry's CLI
+detection (``driftguard.adapters.detect_cli``): hostile input is refused with
+:class:`~driftguard.errors.SessionFormatError` or passed over, never a crash.
+
+Every file here is synthetic, written to ``tmp_path`` in our own words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from driftguard.adapters import detect_cli
+from driftguard.adapters._common import (
+    MAX_JSON_DEPTH,
+    MAX_TOKEN_COUNT,
+    JsonTooDeepError,
+    decode_json,
+    iter_lines,
+    load_record,
+    make_tool_call,
+    open_session_file,
+    parse_timestamp,
+    read_token_count,
+)
+from driftguard.errors import SessionFormatError
+from driftguard.model import ToolCall
+
+TOO_DEEP_ARRAY = b"[" * 100_000 + b"]" * 100_000
+"""A JSON array nested far deeper than any decoder's recursion allows."""
+
+
+def nested(depth: int) -> bytes:
+    """A JSON object whose innermost value sits ``depth`` containers deep (itself included)."""
+    return b'{"a":' * depth + b"1" + b"}" * depth
+
+
+def jsonl(records: list[dict[str, object]]) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
+
+
+def session_bytes(lines: int = 4000) -> bytes:
+    """A plain Claude-shaped JSONL body big enough to span many zstd blocks."""
+    return jsonl(
+        [
+            {
+                "type": "user",
+                "uuid": f"u{n}",
+                "message": {"role": "user", "content": f"synthetic prompt {n} " * 8},
+            }
+            for n in range(lines)
+        ]
+    )
+
+
+def read_lines(path: Path) -> list[bytes]:
+    with open_session_file(path) as stream:
+        return [line for line, _ in iter_lines(stream)]
+
+
+# ---------------------------------------------------------------------- JSON depth
+
+
+def test_a_line_nested_too_deeply_to_decode_is_not_a_record() -> None:
+    assert load_record(TOO_DEEP_ARRAY) is None
+    assert load_record(nested(100_000)) is None
+
+
+def test_a_record_nested_deeper_than_the_limit_is_not_a_record() -> None:
+    assert load_record(nested(MAX_JSON_DEPTH)) == json.loads(nested(MAX_JSON_DEPTH))
+    assert load_record(nested(MAX_JSON_DEPTH + 1)) is None
+
+
+def test_decode_json_refuses_too_deep_input_with_its_own_value_error() -> None:
+    with pytest.raises(JsonTooDeepError, match="nested too deeply"):
+        decode_json(TOO_DEEP_ARRAY)
+    with pytest.raises(JsonTooDeepError, match="nested too deeply"):
+        decode_json(nested(MAX_JSON_DEPTH + 1).decode())
+    assert issubclass(JsonTooDeepError, ValueError)
+    # Brackets inside strings are text, not nesting.
+    assert decode_json(json.dumps({"text": "[" * 5000})) == {"text": "[" * 5000}
+
+
+def test_tool_arguments_too_deep_to_decode_are_kept_as_their_text() -> None:
+    text = "[" * 50_000 + "]" * 50_000
+    call = make_tool_call("shell", text)
+    # As for any argument string that is not JSON: the digest is that of the string itself.
+    digest = hashlib.sha256(json.dumps(text).encode()).hexdigest()[:16]
+    assert call == ToolCall(name="shell", args_digest=digest, target_path=None, command=None)
+
+
+def test_tool_arguments_holding_lone_surrogates_still_get_a_digest() -> None:
+    call = make_tool_call("Write", {"file_path": "/tmp/x", "content": "\ud800"})
+    assert call.target_path == "/tmp/x"
+    assert len(call.args_digest) == 16
+
+
+# ---------------------------------------------------------------------- numbers
+
+
+def test_a_timestamp_number_too_large_for_a_float_is_unreadable() -> None:
+    assert parse_timestamp(10**400) is None
+    assert parse_timestamp(-(10**400)) is None
+
+
+@pytest.mark.parametrize(
+    "value",
+    [math.nan, math.inf, -math.inf, -1, -0.5, True, False, "12", None, [3], {"n": 3}, 10**400],
+    ids=[
+        "nan",
+        "inf",
+        "-inf",
+        "-1",
+        "-0.5",
+        "true",
+        "false",
+        "str",
+        "null",
+        "list",
+        "dict",
+        "huge",
+    ],
+)
+def test_read_token_count_refuses_what_is_not_a_token_count(value: object) -> None:
+    assert read_token_count(value) is None
+
+
+def test_read_token_count_takes_non_negative_integers_and_finite_floats() -> None:
+    assert read_token_count(0) == 0
+    assert read_token_count(1234) == 1234
+    assert read_token_count(1234.9) == 1234
+    assert read_token_count(MAX_TOKEN_COUNT) == MAX_TOKEN_COUNT
+    assert read_token_count(MAX_TOKEN_COUNT + 1) is None
+
+
+# ---------------------------------------------------------------------- zstd
+
+
+def test_a_zstd_file_decodes_to_exactly_its_lines(tmp_path: Path) -> None:
+    body = session_bytes()
+    path = tmp_path / "s.jsonl.zst"
+    path.write_bytes(zstandard.ZstdCompressor(write_checksum=True).compress(body))
+    assert read_lines(path) == body.splitlines()
+
+
+def test_concatenated_zstd_frames_decode_one_after_the_other(tmp_path: Path) -> None:
+    first, second = session_bytes(10), jsonl([{"type": "user", "uuid": "last"}])
+    path = tmp_path / "s.jsonl.zst"
+    packer = zstandard.ZstdCompressor()
+    path.write_bytes(packer.compress(first) + packer.compress(second))
+    assert read_lines(path) == (first + second).splitlines()
+
+
+def test_corrupt_zstd_data_is_a_format_error_naming_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl.zst"
+    # The magic number, then bytes that are no zstd frame (a fixed pseudo-random pattern).
+    path.write_bytes(b"\x28\xb5\x2f\xfd" + bytes((n * 73 + 41) % 256 for n in range(200)))
+    with pytest.raises(SessionFormatError, match=f"cannot read {path}"):
+        read_lines(path)
+
+
+@pytest.mark.parametrize("fraction", [0.3, 0.5, 0.9])
+def test_a_truncated_zstd_file_is_a_format_error(tmp_path: Path, fraction: float) -> None:
+    whole = zstandard.ZstdCompressor().compress(session_bytes())
+    path = tmp_path / "cut.jsonl.zst"
+    path.write_bytes(whole[: int(len(whole) * fraction)])
+    with pytest.raises(SessionFormatError, match=f"{path} is a truncated zstd file"):
+        read_lines(path)
+
+
+def test_a_zstd_file_missing_only_its_checksum_is_truncated(tmp_path: Path) -> None:
+    whole = zstandard.ZstdCompressor(write_checksum=True).compress(b'{"type":"user"}\n')
+    path = tmp_path / "cut.jsonl.zst"
+    path.write_bytes(whole[:-2])
+    with pytest.raises(SessionFormatError, match="truncated zstd file"):
+        read_lines(path)
+
+
+def test_garbage_after_a_whole_zstd_frame_is_a_format_error(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl.zst"
+    path.write_bytes(zstandard.ZstdCompressor().compress(b'{"type":"user"}\n') + b"trailing junk")
+    with pytest.raises(SessionFormatError, match=f"cannot read {path}"):
+        read_lines(path)
+
+
+# ---------------------------------------------------------------------- detect_cli
+
+
+def test_detection_passes_over_a_line_nested_too_deeply(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.jsonl"
+    record = {"type": "session_meta", "payload": {"id": "t", "cwd": "/w"}}
+    path.write_bytes(TOO_DEEP_ARRAY + b"\n" + jsonl([record]))
+    assert detect_cli(path) == "codex_cli"
+
+
+def test_detection_of_a_file_holding_only_a_too_deep_line_is_a_format_error(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "deep.jsonl"
+    path.write_bytes(TOO_DEEP_ARRAY + b"\n")
+    with pytest.raises(SessionFormatError, match="cannot tell which CLI"):
+        detect_cli(path)
+
+
+def test_detection_of_a_json_file_nested_too_deeply_is_a_format_error_naming_it(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "deep.json"
+    path.write_bytes(TOO_DEEP_ARRAY)
+    with pytest.raises(SessionFormatError, match=f"{path} is not a JSON session file"):
+        detect_cli(path)
+
+
+def test_detection_of_a_corrupt_zstd_file_is_a_format_error(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl.zst"
+    path.write_bytes(b"\x28\xb5\x2f\xfd" + bytes((n * 73 + 41) % 256 for n in range(200)))
+    with pytest.raises(SessionFormatError, match=str(path)):
+        detect_cli(path)
+
+
+@pytest.mark.parametrize("kind", [[], ["user"], {"a": 1}])
+def test_detection_passes_over_a_type_that_is_an_array_or_object(
+    tmp_path: Path, kind: object
+) -> None:
+    path = tmp_path / "odd.jsonl"
+    record = {"type": "session_meta", "payload": {"id": "t", "cwd": "/w"}}
+    path.write_bytes(jsonl([{"type": kind}, {"type": kind, "payload": {}}, record]))
+    assert detect_cli(path) == "codex_cli"
