@@ -35,6 +35,8 @@ __all__ = ["build_parser", "main"]
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 DEMO_SESSION = "demo-session.jsonl"
+SETUP_HOSTS = ("claude_code", "gemini_cli", "codex_cli", "cursor")
+"""Hosts `driftguard setup` knows (driftguard.setup_scripts.HOST_NAMES, without importing it)."""
 ALWAYS_EXIT_0 = ("hook", "statusline")
 """Commands the host runs: they exit 0 even on a usage error (design §10)."""
 HOOK_EVENT_NAMES = ("session-start", "stop", "user-prompt-submit")
@@ -187,6 +189,46 @@ def build_parser() -> argparse.ArgumentParser:
     )
     hook.add_argument("event", metavar="EVENT", help=", ".join(HOOK_EVENT_NAMES))
     hook.set_defaults(handler=_hook)
+
+    setup = commands.add_parser(
+        "setup",
+        help="register `driftguard serve` with every installed host: Claude Code, Gemini "
+        "CLI, Codex CLI, Cursor",
+        description=(
+            "Register `driftguard serve`, by the absolute path of this console script, as "
+            "the MCP server 'driftguard' of every installed host (found by its config "
+            "folder; a host that is not installed gets no file). Each file is parsed first "
+            "(a file that does not parse is refused and left alone), backed up next to "
+            "itself, written atomically and read back. One line per host. Exit codes: 0 "
+            "all done, 1 a host was refused, failed or kept a differing entry, 2 usage."
+        ),
+    )
+    setup.add_argument(
+        "--host",
+        action="extend",
+        nargs="+",
+        choices=SETUP_HOSTS,
+        metavar="HOST",
+        help=f"only these hosts ({', '.join(SETUP_HOSTS)}); default: every installed one",
+    )
+    setup.add_argument(
+        "--dry-run", action="store_true", help="print each change as a unified diff, write nothing"
+    )
+    setup_mode = setup.add_mutually_exclusive_group()
+    setup_mode.add_argument(
+        "--uninstall", action="store_true", help="remove driftguard's entry, and nothing else"
+    )
+    setup_mode.add_argument(
+        "--update", action="store_true", help="replace a driftguard entry that differs"
+    )
+    setup.add_argument(
+        "--project",
+        metavar="DIR",
+        type=Path,
+        help="edit DIR's project config files (.mcp.json, .gemini/settings.json, "
+        ".codex/config.toml, .cursor/mcp.json) instead of the user's",
+    )
+    setup.set_defaults(handler=_setup)
 
     serve = commands.add_parser(
         "serve",
@@ -358,6 +400,43 @@ def _hook(args: argparse.Namespace) -> int:
     if output:
         print(output)
     return EXIT_OK
+
+
+def _setup(args: argparse.Namespace) -> int:
+    import shutil
+
+    from driftguard.setup_scripts import (
+        SetupRequest,
+        exit_code,
+        find_console_script,
+        render_report,
+        run_setup,
+    )
+
+    project = None
+    if args.project is not None:
+        project = Path(args.project).expanduser().absolute()
+        if not project.is_dir():
+            raise DriftguardError(f"--project {args.project}: not a directory")
+    command = find_console_script()
+    if command is None and not args.uninstall:
+        print(
+            f"driftguard: error: no driftguard console script next to {sys.executable} or "
+            "on PATH, so there is nothing to register; install driftguard-mcp and rerun",
+            file=sys.stderr,
+        )
+        return 1
+    request = SetupRequest(
+        command=command or "driftguard",
+        action="uninstall" if args.uninstall else "install",
+        update=args.update,
+        dry_run=args.dry_run,
+        project=project,
+        claude_cli=shutil.which("claude"),
+    )
+    results = run_setup(request, args.host)
+    print(render_report(request, results))
+    return exit_code(results)
 
 
 def _serve(_args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ the way a new user would.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import venv
@@ -32,7 +33,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     (wheel,) = dist.glob("driftguard_mcp-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert not any(name.startswith(("adapters/", "presets/", "tests/")) for name in names), (
+    top_folders = ("adapters/", "presets/", "setup_scripts/", "tests/")
+    assert not any(name.startswith(top_folders) for name in names), (
         "the wheel must install only the driftguard package"
     )
     env_dir = work / "venv"
@@ -71,6 +73,7 @@ def test_the_installed_wheel_imports_every_module_and_loads_every_preset(
         "driftguard.adapters.claude_code",
         "driftguard.adapters.gemini_cli",
         "driftguard.adapters.codex_cli",
+        "driftguard.setup_scripts.codex_cli",
         "driftguard.scoring.factors",
         "driftguard.discovery",
         "driftguard.config",
@@ -107,3 +110,24 @@ def test_the_installed_wheel_has_both_console_scripts(installed: Path, tmp_path:
     assert result.returncode == 0, result.stderr
     for command in ("score", "trend", "handoff", "serve"):
         assert command in result.stdout
+
+
+def test_the_installed_console_script_registers_itself_with_setup(
+    installed: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    env = {**os.environ, "HOME": str(home), "DRIFTGUARD_HOME": str(home / ".driftcli")}
+    result = subprocess.run(
+        [str(installed / "driftguard"), "setup", "--host", "gemini_cli"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    settings = json.loads((home / ".gemini" / "settings.json").read_text(encoding="utf-8"))
+    entry = settings["mcpServers"]["driftguard"]
+    assert entry["command"] == str(installed / "driftguard")  # the venv's own script
+    assert entry["args"] == ["serve"]

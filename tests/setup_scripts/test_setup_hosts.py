@@ -1,0 +1,588 @@
+"""`driftguard setup` on each host's config file, through the command line (issue #4,
+design §8, §10): only driftguard's entry changes, uninstall gives the file back, dry runs
+write nothing, files that do not parse are refused, hosts that are not installed get
+nothing.
+
+Claude Code's ``claude`` CLI is kept off PATH here, so its file is edited directly; the
+``claude mcp`` route runs against a stand-in ``claude`` in test_setup_claude_cli.py and
+against the real one in tests/e2e/test_setup_real_hosts.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from setup_helpers import HOST_FILES, inserted_chunks, install_fixture_home, snapshot
+
+from driftguard.cli import SETUP_HOSTS, main
+from driftguard.resolve import HOST_ENV, cli_for_host
+from driftguard.setup_scripts import HOST_NAMES, find_console_script
+from driftguard.setup_scripts._jsonc import parse as parse_jsonc
+
+HOSTS = list(HOST_FILES)
+
+
+@pytest.fixture(autouse=True)
+def no_claude_on_path(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PATH without ``claude`` (the file route) and without ``driftguard`` (the console
+    script is found next to the interpreter)."""
+    monkeypatch.setenv("PATH", str(tmp_path_factory.mktemp("empty-path")))
+
+
+def _command() -> str:
+    command = find_console_script()
+    assert command is not None, "the driftguard console script is not installed"
+    return command
+
+
+def _read(home: Path, host: str) -> Any:
+    path = home / HOST_FILES[host]
+    text = path.read_text(encoding="utf-8")
+    if host == "codex_cli":
+        return tomllib.loads(text)
+    return parse_jsonc(text, comments=host == "gemini_cli").value
+
+
+def _servers(home: Path, host: str) -> dict[str, Any]:
+    value = _read(home, host)
+    servers: dict[str, Any] = value["mcp_servers" if host == "codex_cli" else "mcpServers"]
+    return servers
+
+
+def _expected_entry(host: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {"command": _command(), "args": ["serve"], "env": {HOST_ENV: host}}
+    if host == "claude_code":
+        entry = {"type": "stdio", **entry}
+    return entry
+
+
+def _setup(*args: str) -> int:
+    return main(["setup", *args])
+
+
+def _host_lines(out: str) -> dict[str, str]:
+    return {
+        line.split(":", 1)[0]: line.split(":", 1)[1].strip()
+        for line in out.splitlines()
+        if line.split(":", 1)[0] in HOST_NAMES
+    }
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_setup_adds_only_the_driftguard_entry_to_each_host_config(
+    host: str, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    path = isolated_home / HOST_FILES[host]
+    before_text = path.read_text(encoding="utf-8")
+    before = _read(isolated_home, host)
+
+    assert _setup() == 0
+
+    after_text = path.read_text(encoding="utf-8")
+    chunks = inserted_chunks(before_text, after_text)  # every original byte kept, in order
+    entry = _expected_entry(host)
+    if host == "codex_cli":
+        # One block appended: the [mcp_servers.driftguard] table and nothing else.
+        assert len(chunks) == 1
+        assert tomllib.loads(chunks[0]) == {"mcp_servers": {"driftguard": entry}}
+    else:
+        # A comma after the last server, and the driftguard member.
+        inserted = "".join(chunks)
+        assert (
+            "".join(inserted.split())
+            == "," + json.dumps({"driftguard": entry}, separators=(",", ":"))[1:-1]
+        )
+    after = _read(isolated_home, host)
+    key = "mcp_servers" if host == "codex_cli" else "mcpServers"
+    before[key]["driftguard"] = entry
+    assert after == before
+    assert _host_lines(capsys.readouterr().out)[host] == f"added (~/{HOST_FILES[host]})"
+
+
+def test_gemini_comments_survive_setup_in_place(isolated_home: Path) -> None:
+    install_fixture_home(isolated_home)
+    assert _setup("--host", "gemini_cli") == 0
+    text = (isolated_home / ".gemini" / "settings.json").read_text(encoding="utf-8")
+    for comment in (
+        "// Gemini CLI settings for the dev box.",
+        '"vimMode": true // muscle memory',
+        "/* API-key auth against the local proxy */",
+        "// the issue tracker, read-only",
+    ):
+        assert comment in text
+    # The comment after the last server stays on its line; driftguard comes after it.
+    assert '}, // keep this one last for now\n    "driftguard": {' in text
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_uninstall_gives_back_each_host_config_byte_for_byte(
+    host: str, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    path = isolated_home / HOST_FILES[host]
+    original = path.read_bytes()
+    assert _setup("--host", host) == 0
+    assert path.read_bytes() != original
+
+    assert _setup("--host", host, "--uninstall") == 0
+
+    assert path.read_bytes() == original
+    assert _host_lines(capsys.readouterr().out)[host] == f"removed (~/{HOST_FILES[host]})"
+
+
+def test_dry_run_leaves_every_file_byte_and_mtime_unchanged(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    before = snapshot(isolated_home)
+
+    assert _setup("--dry-run") == 0
+
+    assert snapshot(isolated_home) == before
+    out = capsys.readouterr().out
+    assert "(dry run: nothing is written)" in out.splitlines()[0]
+    lines = _host_lines(out)
+    for host in HOSTS:
+        assert lines[host] == f"would add (~/{HOST_FILES[host]})"
+    # The change is shown as a unified diff of each file.
+    assert "    --- ~/.codex/config.toml" in out
+    assert "    +[mcp_servers.driftguard]" in out
+    assert '    +    "driftguard": {' in out
+
+
+def test_uninstall_dry_run_shows_the_removal_and_writes_nothing(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    assert _setup() == 0
+    before = snapshot(isolated_home)
+    capsys.readouterr()
+
+    assert _setup("--uninstall", "--dry-run") == 0
+
+    assert snapshot(isolated_home) == before
+    out = capsys.readouterr().out
+    assert _host_lines(out)["cursor"] == "would remove (~/.cursor/mcp.json)"
+    assert '    -    "driftguard": {' in out
+
+
+def test_a_second_setup_changes_nothing_and_reports_already_present(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    assert _setup() == 0
+    before = snapshot(isolated_home)
+    capsys.readouterr()
+
+    assert _setup() == 0
+
+    assert snapshot(isolated_home) == before  # not even a backup
+    lines = _host_lines(capsys.readouterr().out)
+    assert {lines[host] for host in HOSTS} == {
+        f"already present (~/{HOST_FILES[host]})" for host in HOSTS
+    }
+
+
+def test_uninstall_of_an_absent_entry_reports_not_present(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    before = snapshot(isolated_home)
+    assert _setup("--uninstall") == 0
+    assert snapshot(isolated_home) == before
+    assert (
+        _host_lines(capsys.readouterr().out)["gemini_cli"]
+        == "not present (~/.gemini/settings.json)"
+    )
+
+
+MALFORMED = [
+    ("gemini_cli", '{\n  "mcpServers": {},\n}\n', "trailing comma"),
+    ("gemini_cli", '{\n  /* not closed\n  "mcpServers": {}\n}\n', "never closed"),
+    ("gemini_cli", "[1, 2]\n", "top level is not a JSON object"),
+    ("claude_code", '{\n  // a comment\n  "numStartups": 1\n}\n', "comments are not allowed"),
+    ("cursor", "{'mcpServers': {}}\n", "member name in double quotes"),
+    ("cursor", '{"mcpServers": []}\n', "is not a table of servers"),
+    ("codex_cli", 'model = "gpt\n[mcp_servers.x]\n', "cannot parse"),
+    ("codex_cli", "mcp_servers = 3\n", "is not a table of servers"),
+]
+
+
+@pytest.mark.parametrize(("host", "content", "reason"), MALFORMED)
+def test_a_config_that_does_not_parse_is_refused_and_untouched(
+    host: str,
+    content: str,
+    reason: str,
+    isolated_home: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    install_fixture_home(isolated_home)
+    path = isolated_home / HOST_FILES[host]
+    path.write_text(content, encoding="utf-8")
+    before = snapshot(isolated_home)
+
+    assert _setup() == 1
+
+    after = snapshot(isolated_home)
+    assert after[HOST_FILES[host]] == before[HOST_FILES[host]]
+    assert not list(path.parent.glob(f"{path.name}.driftguard-backup-*"))
+    lines = _host_lines(capsys.readouterr().out)
+    assert lines[host].startswith("refused (")
+    assert reason in lines[host]
+    assert lines[host].endswith("nothing changed)")
+    # The other hosts are still done.
+    for other in HOSTS:
+        if other != host:
+            assert lines[other].startswith("added ("), lines[other]
+
+
+def test_a_file_that_is_not_utf8_is_refused(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (isolated_home / ".cursor").mkdir()
+    path = isolated_home / ".cursor" / "mcp.json"
+    path.write_bytes(b'{"x": "\xff"}')
+    assert _setup("--host", "cursor") == 1
+    assert path.read_bytes() == b'{"x": "\xff"}'
+    assert "is not UTF-8 text" in capsys.readouterr().out
+
+
+def test_a_host_that_is_not_installed_gets_no_file(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _setup() == 0
+    assert [path.name for path in isolated_home.iterdir()] == []
+    lines = _host_lines(capsys.readouterr().out)
+    assert lines == {
+        "claude_code": "skipped (not installed: no ~/.claude folder)",
+        "gemini_cli": "skipped (not installed: no ~/.gemini folder)",
+        "codex_cli": "skipped (not installed: no ~/.codex folder)",
+        "cursor": "skipped (not installed: no ~/.cursor folder)",
+    }
+
+
+def test_an_explicitly_requested_host_that_is_not_installed_exits_1(isolated_home: Path) -> None:
+    (isolated_home / ".codex").mkdir()
+    assert _setup("--host", "codex_cli") == 0
+    assert _setup("--host", "codex_cli", "cursor") == 1
+    assert not (isolated_home / ".cursor").exists()
+
+
+def test_only_the_hosts_named_with_host_are_touched(isolated_home: Path) -> None:
+    install_fixture_home(isolated_home)
+    before = snapshot(isolated_home)
+    assert _setup("--host", "cursor", "--host", "codex_cli") == 0
+    after = snapshot(isolated_home)
+    assert after[HOST_FILES["claude_code"]] == before[HOST_FILES["claude_code"]]
+    assert after[HOST_FILES["gemini_cli"]] == before[HOST_FILES["gemini_cli"]]
+    assert after[HOST_FILES["cursor"]] != before[HOST_FILES["cursor"]]
+    assert after[HOST_FILES["codex_cli"]] != before[HOST_FILES["codex_cli"]]
+
+
+def _write_gemini(home: Path, entry: dict[str, Any]) -> Path:
+    (home / ".gemini").mkdir(exist_ok=True)
+    path = home / ".gemini" / "settings.json"
+    path.write_text(json.dumps({"mcpServers": {"driftguard": entry}}, indent=2) + "\n", "utf-8")
+    return path
+
+
+def test_a_differing_entry_is_kept_without_update_and_replaced_with_it(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write_gemini(isolated_home, {"command": "/old/venv/bin/driftguard", "args": ["serve"]})
+    original = path.read_bytes()
+
+    assert _setup() == 1
+    assert path.read_bytes() == original
+    line = _host_lines(capsys.readouterr().out)["gemini_cli"]
+    assert line.startswith("skipped (~/.gemini/settings.json already has a different driftguard")
+    assert "/old/venv/bin/driftguard serve" in line
+    assert line.endswith("--update replaces it)")
+
+    assert _setup("--update") == 0
+    assert _servers(isolated_home, "gemini_cli") == {"driftguard": _expected_entry("gemini_cli")}
+    assert _host_lines(capsys.readouterr().out)["gemini_cli"] == "updated (~/.gemini/settings.json)"
+
+
+def test_keys_the_user_added_to_the_entry_do_not_make_it_differ(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entry = _expected_entry("gemini_cli")
+    entry["trust"] = True
+    entry["env"] = {**entry["env"], "DRIFTGUARD_HOME": "/srv/drift"}
+    path = _write_gemini(isolated_home, entry)
+    original = path.read_bytes()
+    assert _setup("--update") == 0
+    assert path.read_bytes() == original
+    assert _host_lines(capsys.readouterr().out)["gemini_cli"].startswith("already present")
+
+
+def test_a_codex_table_is_updated_in_place_of_the_old_one(isolated_home: Path) -> None:
+    (isolated_home / ".codex").mkdir()
+    path = isolated_home / ".codex" / "config.toml"
+    path.write_text(
+        '[mcp_servers.driftguard]\ncommand = "driftguard"\nargs = ["serve"]\n\n'
+        '[mcp_servers.driftguard.env]\nX = "1"\n\n# profiles\n[profiles.a]\nmodel = "m"\n',
+        encoding="utf-8",
+    )
+    assert _setup("--update") == 0
+    config = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert config["mcp_servers"] == {"driftguard": _expected_entry("codex_cli")}
+    assert config["profiles"] == {"a": {"model": "m"}}
+    assert "# profiles\n[profiles.a]" in path.read_text(encoding="utf-8")
+
+
+def test_every_edit_backs_up_the_file_with_its_permission_bits(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    claude = isolated_home / ".claude.json"
+    gemini = isolated_home / ".gemini" / "settings.json"
+    claude.chmod(0o600)
+    gemini.chmod(0o640)
+    originals = {claude: claude.read_bytes(), gemini: gemini.read_bytes()}
+
+    assert _setup() == 0
+
+    out = capsys.readouterr().out
+    for path, mode in ((claude, 0o600), (gemini, 0o640)):
+        assert stat.S_IMODE(path.stat().st_mode) == mode
+        backups = list(path.parent.glob(f"{path.name}.driftguard-backup-*"))
+        assert len(backups) == 1
+        assert backups[0].read_bytes() == originals[path]
+        assert stat.S_IMODE(backups[0].stat().st_mode) == mode
+        assert f"    backup: ~/{backups[0].relative_to(isolated_home)}" in out
+    # No temporary file is left behind.
+    assert not list(isolated_home.rglob("*.driftguard-tmp"))
+
+
+def test_a_symlinked_config_is_edited_through_its_link(isolated_home: Path) -> None:
+    install_fixture_home(isolated_home)
+    dotfiles = isolated_home / "dotfiles"
+    dotfiles.mkdir()
+    link = isolated_home / ".cursor" / "mcp.json"
+    target = dotfiles / "cursor-mcp.json"
+    target.write_bytes(link.read_bytes())
+    link.unlink()
+    link.symlink_to(target)
+
+    assert _setup("--host", "cursor") == 0
+
+    assert link.is_symlink()
+    assert "driftguard" in json.loads(target.read_text(encoding="utf-8"))["mcpServers"]
+    assert list(dotfiles.glob("cursor-mcp.json.driftguard-backup-*"))
+
+
+def test_claude_config_dir_moves_claude_json_into_that_folder(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "claude-config"
+    config.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    (isolated_home / ".claude").mkdir()  # not the folder in use
+
+    assert _setup("--host", "claude_code") == 0
+
+    assert not (isolated_home / ".claude.json").exists()
+    written = json.loads((config / ".claude.json").read_text(encoding="utf-8"))
+    assert written["mcpServers"]["driftguard"] == _expected_entry("claude_code")
+
+
+def test_claude_code_is_not_installed_when_claude_config_dir_is_missing(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (isolated_home / ".claude").mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "absent"))
+    assert _setup() == 0
+    assert not (tmp_path / "absent").exists()
+    assert not (isolated_home / ".claude.json").exists()
+
+
+def test_gemini_cli_home_and_codex_home_are_honoured(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "gemini-home" / ".gemini").mkdir(parents=True)
+    (tmp_path / "codex-home").mkdir()
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "gemini-home"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+
+    assert _setup() == 0
+
+    assert (tmp_path / "gemini-home" / ".gemini" / "settings.json").is_file()
+    assert (tmp_path / "codex-home" / "config.toml").is_file()
+    assert [path.name for path in isolated_home.iterdir()] == [".driftcli"]  # only the ledger
+
+
+def test_setup_creates_the_config_of_an_installed_host_and_uninstall_deletes_it(
+    isolated_home: Path,
+) -> None:
+    for folder in (".claude", ".gemini", ".codex", ".cursor"):
+        (isolated_home / folder).mkdir()
+    assert _setup() == 0
+    for host in HOSTS:
+        path = isolated_home / HOST_FILES[host]
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        assert _servers(isolated_home, host) == {"driftguard": _expected_entry(host)}
+
+    assert _setup("--uninstall") == 0
+
+    for host in HOSTS:
+        assert not (isolated_home / HOST_FILES[host]).exists()
+
+
+def test_a_created_file_the_host_wrote_to_since_is_kept_by_uninstall(isolated_home: Path) -> None:
+    (isolated_home / ".gemini").mkdir()
+    assert _setup() == 0
+    path = isolated_home / ".gemini" / "settings.json"
+    value = json.loads(path.read_text(encoding="utf-8"))
+    value["ui"] = {"theme": "dark"}
+    path.write_text(json.dumps(value, indent=2), encoding="utf-8")
+
+    assert _setup("--uninstall") == 0
+
+    assert json.loads(path.read_text(encoding="utf-8")) == {"ui": {"theme": "dark"}}
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        '{\n  "general": {"vimMode": true}\n}\n',
+        '{\n  "general": {"vimMode": true},\n  "mcpServers": {}\n}\n',
+    ],
+    ids=["no-mcpServers", "empty-mcpServers"],
+)
+def test_uninstall_drops_an_mcp_servers_object_only_when_setup_created_it(
+    original: str, isolated_home: Path
+) -> None:
+    (isolated_home / ".gemini").mkdir()
+    path = isolated_home / ".gemini" / "settings.json"
+    path.write_text(original, encoding="utf-8")
+    assert _setup() == 0
+    assert _setup("--uninstall") == 0
+    assert path.read_text(encoding="utf-8") == original
+
+
+def test_project_scope_writes_each_hosts_project_file_and_uninstall_removes_them(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    user_files = snapshot(isolated_home)
+    project = tmp_path / "shop"
+    project.mkdir()
+
+    assert _setup("--project", str(project)) == 0
+
+    out = capsys.readouterr().out
+    assert f"in project {project}" in out.splitlines()[0]
+    assert json.loads((project / ".mcp.json").read_text(encoding="utf-8")) == {
+        "mcpServers": {"driftguard": _expected_entry("claude_code")}
+    }
+    gemini = json.loads((project / ".gemini" / "settings.json").read_text(encoding="utf-8"))
+    assert gemini == {"mcpServers": {"driftguard": _expected_entry("gemini_cli")}}
+    codex = tomllib.loads((project / ".codex" / "config.toml").read_text(encoding="utf-8"))
+    assert codex == {"mcp_servers": {"driftguard": _expected_entry("codex_cli")}}
+    cursor = json.loads((project / ".cursor" / "mcp.json").read_text(encoding="utf-8"))
+    assert cursor == {"mcpServers": {"driftguard": _expected_entry("cursor")}}
+    assert snapshot(isolated_home).keys() == user_files.keys() | {".driftcli/setup-ledger.json"}
+    assert all(snapshot(isolated_home)[name] == user_files[name] for name in user_files)
+    assert (
+        "note: Codex reads a project's .codex/config.toml only when the project is trusted" in out
+    )
+
+    assert _setup("--project", str(project), "--uninstall") == 0
+
+    assert sorted(path.name for path in project.iterdir()) == []
+
+
+def test_a_project_that_is_not_a_directory_is_a_usage_error(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _setup("--project", str(tmp_path / "nowhere")) == 2
+    assert "--project" in capsys.readouterr().err
+
+
+def test_uninstall_and_update_together_are_a_usage_error(isolated_home: Path) -> None:
+    with pytest.raises(SystemExit) as raised:
+        _setup("--uninstall", "--update")
+    assert raised.value.code == 2
+
+
+def test_an_unknown_host_is_a_usage_error(isolated_home: Path) -> None:
+    with pytest.raises(SystemExit) as raised:
+        _setup("--host", "vscode")
+    assert raised.value.code == 2
+
+
+def test_without_a_console_script_setup_says_so_and_exits_1(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import driftguard.setup_scripts as setup_scripts
+
+    install_fixture_home(isolated_home)
+    before = snapshot(isolated_home)
+    monkeypatch.setattr(setup_scripts, "find_console_script", lambda: None)
+
+    assert _setup() == 1
+
+    assert snapshot(isolated_home) == before
+    err = capsys.readouterr().err
+    assert err.startswith("driftguard: error: no driftguard console script next to ")
+
+
+def test_find_console_script_prefers_the_script_next_to_the_interpreter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    script = bin_dir / "driftguard"
+    script.write_text("#!/bin/sh\n", encoding="utf-8")
+    script.chmod(0o755)
+    monkeypatch.setattr("sys.executable", str(bin_dir / "python"))
+    assert find_console_script() == str(script)
+
+
+def test_find_console_script_falls_back_to_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.executable", str(tmp_path / "no-venv" / "python"))
+    monkeypatch.setattr("sysconfig.get_path", lambda name: str(tmp_path / "no-scripts"))
+    on_path = tmp_path / "bin"
+    on_path.mkdir()
+    script = on_path / "driftguard"
+    script.write_text("#!/bin/sh\n", encoding="utf-8")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", str(on_path))
+    assert find_console_script() == str(script)
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    assert find_console_script() is None
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_each_entry_tells_the_server_which_host_it_serves(host: str, isolated_home: Path) -> None:
+    install_fixture_home(isolated_home)
+    assert _setup("--host", host) == 0
+    hint = _servers(isolated_home, host)["driftguard"]["env"][HOST_ENV]
+    assert hint == host
+    assert cli_for_host(None, {HOST_ENV: hint}) == (None if host == "cursor" else host)
+
+
+def test_each_entry_names_the_console_script_by_absolute_path(isolated_home: Path) -> None:
+    install_fixture_home(isolated_home)
+    assert _setup() == 0
+    for host in HOSTS:
+        command = _servers(isolated_home, host)["driftguard"]["command"]
+        assert os.path.isabs(command)
+        assert os.access(command, os.X_OK)
+
+
+def test_the_cli_host_choices_are_the_setup_hosts() -> None:
+    assert SETUP_HOSTS == HOST_NAMES
