@@ -32,24 +32,6 @@ ADAPTERS: dict[CliName, Parser] = {
 
 _SNIFF_RECORDS = 20
 
-_CLAUDE_TYPES = frozenset(
-    {
-        "user",
-        "assistant",
-        "system",
-        "summary",
-        "file-history-snapshot",
-        "file-history-delta",
-        "queue-operation",
-        "progress",
-        "attachment",
-        "custom-title",
-        "ai-title",
-        "last-prompt",
-        "permission-mode",
-        "mode",
-    }
-)
 _CODEX_TYPES = frozenset(
     {"session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state"}
 )
@@ -82,7 +64,7 @@ def _classify(record: dict[str, Any]) -> CliName | None:
         return "gemini_cli"
     if kind in _GEMINI_MESSAGE_TYPES and isinstance(record.get("id"), str) and "uuid" not in record:
         return "gemini_cli"
-    if kind in _CLAUDE_TYPES or "uuid" in record or "leafUuid" in record:
+    if kind in claude_code.RECORD_TYPES or "uuid" in record or "leafUuid" in record:
         return "claude_code"
     if kind in ("message", "function_call", "function_call_output", "reasoning"):
         return "codex_cli"

@@ -99,9 +99,9 @@ from driftguard.adapters._common import (
 from driftguard.errors import SessionFormatError
 from driftguard.model import ParsedMessage, Session, ToolCall
 
-__all__ = ["ClaudeCodeParser", "parse"]
+__all__ = ["RECORD_TYPES", "ClaudeCodeParser", "parse"]
 
-_KNOWN_RECORD_TYPES: frozenset[str] = frozenset(
+RECORD_TYPES: frozenset[str] = frozenset(
     {
         "user",
         "assistant",
@@ -429,7 +429,7 @@ class ClaudeCodeParser:
             self._skipped += 1
             return
         kind = record.get("type")
-        if not isinstance(kind, str) or kind not in _KNOWN_RECORD_TYPES:
+        if not isinstance(kind, str) or kind not in RECORD_TYPES:
             self._skipped += 1
             return
         session_id = record.get("sessionId")
