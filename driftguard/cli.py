@@ -228,6 +228,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="edit DIR's project config files (.mcp.json, .gemini/settings.json, "
         ".codex/config.toml, .cursor/mcp.json) instead of the user's",
     )
+    setup.add_argument(
+        "--hooks",
+        action="store_true",
+        help="also install (with --uninstall: remove) the Claude Code status line and hooks "
+        "in ~/.claude/settings.json (driftguard statusline, driftguard hook …)",
+    )
     setup.set_defaults(handler=_setup)
 
     serve = commands.add_parser(
@@ -406,6 +412,7 @@ def _setup(args: argparse.Namespace) -> int:
     import shutil
 
     from driftguard.setup_scripts import (
+        HostResult,
         SetupRequest,
         exit_code,
         find_console_script,
@@ -413,6 +420,11 @@ def _setup(args: argparse.Namespace) -> int:
         run_setup,
     )
 
+    if args.hooks and args.project is not None:
+        raise DriftguardError(
+            "--hooks edits Claude Code's user settings (~/.claude/settings.json), which have "
+            "no project scope: drop --project"
+        )
     project = None
     if args.project is not None:
         project = Path(args.project).expanduser().absolute()
@@ -435,6 +447,13 @@ def _setup(args: argparse.Namespace) -> int:
         claude_cli=shutil.which("claude"),
     )
     results = run_setup(request, args.host)
+    if args.hooks:
+        from driftguard.setup_scripts import claude_hooks
+
+        try:
+            results.append(claude_hooks.run(request))
+        except OSError as exc:
+            results.append(HostResult("claude_code", "failed", f"hooks: {exc}", ok=False))
     print(render_report(request, results))
     return exit_code(results)
 

@@ -1,0 +1,263 @@
+"""`driftguard setup --hooks`: the status line and hooks in Claude Code's settings.json,
+with setup's safety rules (issue #5 item 5)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from driftguard.setup_scripts import claude_hooks
+from driftguard.setup_scripts._base import SetupRequest
+from driftguard.setup_scripts.claude_hooks import HOOK_EVENTS, hook_group, status_line
+
+COMMAND = "/opt/tools/venv/bin/driftguard"
+OLD_COMMAND = "/home/dev/old-venv/bin/driftguard"
+
+
+@pytest.fixture
+def claude_dir(isolated_home: Path) -> Path:
+    folder = isolated_home / ".claude"
+    folder.mkdir()
+    return folder
+
+
+def install(**changes: Any) -> claude_hooks.HostResult:
+    return claude_hooks.run(SetupRequest(command=COMMAND, **changes))
+
+
+def uninstall(**changes: Any) -> claude_hooks.HostResult:
+    return claude_hooks.run(SetupRequest(command=COMMAND, action="uninstall", **changes))
+
+
+def settings(claude_dir: Path) -> dict[str, Any]:
+    value: dict[str, Any] = json.loads((claude_dir / "settings.json").read_text("utf-8"))
+    return value
+
+
+def backups(claude_dir: Path) -> list[Path]:
+    return sorted(claude_dir.glob("settings.json.driftguard-backup-*"))
+
+
+USER_SETTINGS = """{
+  "model": "opus",
+  "permissions": {"allow": ["Bash(npm test)"]},
+  "hooks": {
+    "Stop": [
+      {"hooks": [{"type": "command", "command": "notify-send done"}]}
+    ]
+  },
+  "statusLine": {"type": "command", "command": "~/bin/my-status.sh"}
+}
+"""
+
+
+def test_nothing_is_written_when_claude_code_is_not_installed(isolated_home: Path) -> None:
+    result = install()
+    assert result.status == "skipped"
+    assert result.detail.startswith("not installed")
+    assert not (isolated_home / ".claude").exists()
+
+
+def test_install_creates_the_settings_with_the_three_hooks_and_the_status_line(
+    claude_dir: Path,
+) -> None:
+    result = install()
+    assert (result.status, result.ok) == ("added", True)
+    value = settings(claude_dir)
+    assert value == {
+        "hooks": {spec.event: [hook_group(COMMAND, spec)] for spec in HOOK_EVENTS},
+        "statusLine": status_line(COMMAND),
+    }
+    commands = [value["hooks"][spec.event][0]["hooks"][0]["command"] for spec in HOOK_EVENTS]
+    assert [shlex.split(c) for c in commands] == [
+        [COMMAND, "hook", "session-start"],
+        [COMMAND, "hook", "user-prompt-submit"],
+        [COMMAND, "hook", "stop"],
+    ]
+    assert (claude_dir / "settings.json").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_path_with_a_space_is_quoted_for_the_shell(claude_dir: Path) -> None:
+    claude_hooks.run(SetupRequest(command="/Users/dev/My Tools/bin/driftguard"))
+    command = settings(claude_dir)["statusLine"]["command"]
+    assert shlex.split(command) == ["/Users/dev/My Tools/bin/driftguard", "statusline"]
+
+
+def test_install_twice_changes_nothing_the_second_time(claude_dir: Path) -> None:
+    install()
+    before = (claude_dir / "settings.json").read_bytes()
+    again = install()
+    assert (again.status, again.ok) == ("already present", True)
+    assert (claude_dir / "settings.json").read_bytes() == before
+    assert backups(claude_dir) == []  # a created file needs no backup; a keep writes none
+
+
+def test_the_users_hooks_and_status_line_are_kept_and_the_wrap_line_is_offered(
+    claude_dir: Path,
+) -> None:
+    path = claude_dir / "settings.json"
+    path.write_text(USER_SETTINGS, encoding="utf-8")
+    result = install()
+    assert result.status == "added"
+    value = settings(claude_dir)
+    assert value["statusLine"] == {"type": "command", "command": "~/bin/my-status.sh"}
+    assert value["hooks"]["Stop"][0] == {
+        "hooks": [{"type": "command", "command": "notify-send done"}]
+    }
+    assert value["hooks"]["Stop"][1] == hook_group(COMMAND, HOOK_EVENTS[2])
+    assert value["model"] == "opus"
+    (note,) = result.notes
+    assert note.startswith("kept your own statusLine (~/bin/my-status.sh)")
+    assert note.endswith(f"{COMMAND} statusline --wrap '~/bin/my-status.sh'")
+    assert [b.read_text("utf-8") for b in backups(claude_dir)] == [USER_SETTINGS]
+
+
+def test_uninstall_gives_back_the_users_file_byte_for_byte(claude_dir: Path) -> None:
+    path = claude_dir / "settings.json"
+    path.write_text(USER_SETTINGS, encoding="utf-8")
+    install()
+    result = uninstall()
+    assert result.status == "removed"
+    assert path.read_text(encoding="utf-8") == USER_SETTINGS
+    assert uninstall().status == "not present"
+
+
+def test_uninstall_of_a_file_install_created_removes_the_file(claude_dir: Path) -> None:
+    install()
+    assert uninstall().status == "removed"
+    assert not (claude_dir / "settings.json").exists()
+
+
+def test_uninstall_without_the_ledger_removes_only_driftguards_entries(
+    claude_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    install()
+    monkeypatch.setenv("DRIFTGUARD_HOME", str(tmp_path / "another-state"))  # ledger not here
+    assert uninstall().status == "removed"
+    assert settings(claude_dir) == {"hooks": {spec.event: [] for spec in HOOK_EVENTS}}
+
+
+def test_a_wrapped_status_line_is_the_users_and_survives_uninstall(claude_dir: Path) -> None:
+    wrapped = {"type": "command", "command": f"{COMMAND} statusline --wrap 'my-status'"}
+    (claude_dir / "settings.json").write_text(json.dumps({"statusLine": wrapped}), "utf-8")
+    install()
+    assert settings(claude_dir)["statusLine"] == wrapped
+    uninstall()
+    assert settings(claude_dir) == {"statusLine": wrapped}
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        ('{"model": "opus",}\n', "does not parse as strict JSON"),
+        ('{"model": "opus" // mine\n}\n', "does not parse as strict JSON"),
+        ("[]\n", "the top level is not a JSON object"),
+        ('{"hooks": []}\n', '"hooks" is not an object'),
+        ('{"hooks": {"Stop": {"hooks": []}}}\n', '"hooks.Stop" is not a list'),
+        ('{"statusLine": {}, "statusLine": {}}\n', '"statusLine" appears more than once'),
+    ],
+)
+def test_a_file_that_cannot_be_edited_safely_is_refused_and_left_alone(
+    claude_dir: Path, content: str, why: str
+) -> None:
+    path = claude_dir / "settings.json"
+    path.write_text(content, encoding="utf-8")
+    result = install()
+    assert (result.status, result.ok) == ("refused", False)
+    assert why in result.detail
+    assert path.read_text(encoding="utf-8") == content
+    assert backups(claude_dir) == []
+
+
+def test_a_dry_run_shows_the_diff_and_writes_nothing(claude_dir: Path) -> None:
+    path = claude_dir / "settings.json"
+    path.write_text(USER_SETTINGS, encoding="utf-8")
+    result = install(dry_run=True)
+    assert (result.status, result.dry_run) == ("added", True)
+    assert f'+            "command": "{COMMAND} hook session-start",' in result.diff
+    assert path.read_text(encoding="utf-8") == USER_SETTINGS
+    assert backups(claude_dir) == []
+
+
+def test_an_older_driftguard_entry_is_left_alone_unless_update_is_given(
+    claude_dir: Path,
+) -> None:
+    claude_hooks.run(SetupRequest(command=OLD_COMMAND))
+    kept = install()
+    assert (kept.status, kept.ok) == ("skipped", False)
+    assert "--update replaces them" in kept.detail
+    assert settings(claude_dir)["statusLine"] == status_line(OLD_COMMAND)
+    updated = install(update=True)
+    assert (updated.status, updated.ok) == ("updated", True)
+    value = settings(claude_dir)
+    assert value["statusLine"] == status_line(COMMAND)
+    assert all(value["hooks"][s.event] == [hook_group(COMMAND, s)] for s in HOOK_EVENTS)
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permission bits")
+def test_the_files_permission_bits_are_kept(claude_dir: Path) -> None:
+    path = claude_dir / "settings.json"
+    path.write_text("{}\n", encoding="utf-8")
+    path.chmod(0o640)
+    install()
+    assert path.stat().st_mode & 0o777 == 0o640
+    assert backups(claude_dir)[0].stat().st_mode & 0o777 == 0o640
+
+
+def test_claude_config_dir_moves_the_settings(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    moved = tmp_path / "claude-config"
+    moved.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(moved))
+    assert install().status == "added"
+    assert (moved / "settings.json").is_file()
+    assert not (isolated_home / ".claude").exists()
+
+
+def test_one_line_and_empty_lists_are_extended_in_their_own_layout_and_given_back(
+    claude_dir: Path,
+) -> None:
+    original = (
+        '{\n  "hooks": {\n'
+        '    "Stop": [{"hooks": [{"type": "command", "command": "make lint"}]}],\n'
+        '    "SessionStart": []\n'
+        "  }\n}\n"
+    )
+    path = claude_dir / "settings.json"
+    path.write_text(original, encoding="utf-8")
+    install()
+    text = path.read_text(encoding="utf-8")
+    stop_line = next(line for line in text.splitlines() if '"Stop"' in line)
+    assert stop_line.endswith(f'"command": "{COMMAND} hook stop", "timeout": 60}}]}}],')
+    assert settings(claude_dir)["hooks"]["SessionStart"] == [hook_group(COMMAND, HOOK_EVENTS[0])]
+    uninstall()
+    assert path.read_text(encoding="utf-8") == original
+
+
+def test_cli_setup_hooks_dry_run_reports_the_hooks_and_writes_nothing(
+    claude_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from driftguard.cli import main
+
+    monkeypatch.setattr("shutil.which", lambda _name: None)  # no `claude` on PATH
+    assert main(["setup", "--hooks", "--dry-run", "--host", "claude_code"]) == 0
+    out = capsys.readouterr().out
+    hooks_line = next(line for line in out.splitlines() if "settings.json" in line)
+    assert hooks_line.startswith("claude_code: would add (added SessionStart, UserPromptSubmit")
+    assert "hook session-start" in out
+    assert not (claude_dir / "settings.json").exists()
+
+
+def test_cli_setup_hooks_has_no_project_scope(
+    claude_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from driftguard.cli import main
+
+    assert main(["setup", "--hooks", "--project", str(tmp_path)]) == 2
+    assert "no project scope" in capsys.readouterr().err
