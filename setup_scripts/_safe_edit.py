@@ -39,6 +39,7 @@ import copy
 import difflib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -244,12 +245,18 @@ class TomlServers:
 # File primitives
 
 
+def _lines(text: str | None) -> list[str]:
+    """``text`` cut after each ``\n`` (not at the other breaks ``str.splitlines`` knows,
+    such as U+0085 or U+2028, which may sit inside a string value)."""
+    return [] if text is None else re.findall(r"[^\n]*\n|[^\n]+$", text)
+
+
 def unified_diff(path: Path, before: str | None, after: str | None) -> str:
     """The change as a unified diff (``/dev/null`` for a created or deleted file)."""
     shown = display_path(path)
     diff = difflib.unified_diff(
-        [] if before is None else before.splitlines(keepends=True),
-        [] if after is None else after.splitlines(keepends=True),
+        _lines(before),
+        _lines(after),
         fromfile="/dev/null" if before is None else shown,
         tofile="/dev/null" if after is None else shown,
     )

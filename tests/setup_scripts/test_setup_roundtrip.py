@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import tempfile
 import tomllib
 from pathlib import Path
@@ -188,7 +189,9 @@ def toml_documents(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
     if servers is not None:
         config["mcp_servers"] = servers
     text = tomlkit.dumps(config)
-    lines = text.splitlines(keepends=True)
+    # Lines end at "\n" only: str.splitlines() would also split at U+0085 or U+2028
+    # inside a string.
+    lines = re.findall(r"[^\n]*\n|[^\n]+$", text)
     for _ in range(draw(st.integers(0, 3))):
         lines.insert(draw(st.integers(0, len(lines))), "# a comment\n")
     return config, "".join(lines)
