@@ -102,7 +102,7 @@ def handoff(
     """The handoff prompt of the session, with its current (unrecorded) report.
 
     ``saved_to`` names the file the draft is being saved to (``handoff --write``,
-    ``get_handoff(write=true)``); the prompt then asks to complete that file in place.
+    the ``save_handoff`` tool); the prompt then asks to complete that file in place.
     """
     outcome = drift(session, project=project, store=store, resolved_by=resolved_by, record=False)
     return build_handoff(session, outcome.report, saved_to=saved_to), outcome.report

@@ -256,8 +256,8 @@ def prompt_warning(status: livecache.LiveStatus) -> str:
     return (
         f"driftguard: this session's drift score is {status.score}/100 ({status.state}) "
         f"after the last turn, at or above the warning threshold of {status.warn_threshold}"
-        f"{because}. A handoff carries the work into a fresh session: get_handoff with "
-        "write=true (or `driftguard handoff --write`) saves one in .driftguard/handoff.md, "
+        f"{because}. A handoff carries the work into a fresh session: save_handoff "
+        "(or `driftguard handoff --write`) saves one in .driftguard/handoff.md, "
         "and the next session started in this project begins with it."
     )
 

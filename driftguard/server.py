@@ -56,9 +56,9 @@ to carry on or start fresh.
 
 When get_drift suggests a handoff, or the user wants to start a fresh session, call \
 get_handoff and follow its instructions to write handoff.md for the next session. \
-With write=true, get_handoff saves its draft as .driftguard/handoff.md in the project, to \
-be completed in place; the next session started in this project then begins with it. \
-get_trend shows how the score moved over this session."""
+save_handoff does the same but first saves the draft as .driftguard/handoff.md in the \
+project, to be completed in place; the next session started in this project then begins \
+with it. get_trend shows how the score moved over this session."""
 
 READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
@@ -66,9 +66,9 @@ READ_ONLY = ToolAnnotations(
 SAVES_HANDOFF = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
 )
-"""get_handoff: with ``write=true`` it writes driftguard's own files in the project's
-``.driftguard/`` (a replaced handoff.md is kept as handoff.prev.md, so nothing is lost:
-not destructive); each call writes a new checkpoint (not idempotent)."""
+"""save_handoff writes driftguard's own files in the project's ``.driftguard/`` (a
+replaced handoff.md is kept as handoff.prev.md, so nothing is lost: not destructive);
+each call writes a new checkpoint (not idempotent). Every other tool is read-only."""
 
 SessionArg = Annotated[
     str | None,
@@ -167,11 +167,11 @@ class HandoffResult(BaseModel):
     session: SessionInfo
     saved_to: str | None = Field(
         default=None,
-        description="With write=true: the handoff.md saved for the next session, to be "
+        description="save_handoff: the handoff.md saved for the next session, to be "
         "completed in place; else null.",
     )
     checkpoint: str | None = Field(
-        default=None, description="With write=true: the JSON checkpoint saved with it."
+        default=None, description="save_handoff: the JSON checkpoint saved with it."
     )
 
 
@@ -310,23 +310,9 @@ def create_server() -> MCPServer[ServerState]:
         )
         return _result(text, result)
 
-    @server.tool(title="Session handoff", annotations=SAVES_HANDOFF)
-    def get_handoff(
-        ctx: Context[ServerState, Any],
-        session: SessionArg = None,
-        write: Annotated[
-            bool,
-            Field(
-                description="Also save the pre-filled draft as .driftguard/handoff.md in the "
-                "project (with a checkpoint), so that the next session started there begins "
-                "with it; then complete that file in place."
-            ),
-        ] = False,
-    ) -> Annotated[CallToolResult, HandoffResult]:
-        """Instructions to write handoff.md for a fresh session, pre-filled with facts from
-        this session's transcript (goal, files edited, commands run, last errors, score).
-        Secrets are redacted; follow the instructions in the returned prompt. With
-        write=true the draft is saved in the project for the next session to start with."""
+    def _handoff(
+        ctx: Context[ServerState, Any], session: str | None, write: bool
+    ) -> CallToolResult:
         with _as_tool_error():
             parsed, resolved = _load(ctx, session)
             project = project_dir()
@@ -345,6 +331,24 @@ def create_server() -> MCPServer[ServerState]:
                 except OSError as exc:
                     raise DriftguardError(f"cannot write the handoff in {project}: {exc}") from exc
         return _result(handoff.prompt, _handoff_result(handoff, report, saved))
+
+    @server.tool(title="Session handoff", annotations=READ_ONLY)
+    def get_handoff(
+        ctx: Context[ServerState, Any], session: SessionArg = None
+    ) -> Annotated[CallToolResult, HandoffResult]:
+        """Instructions to write handoff.md for a fresh session, pre-filled with facts from
+        this session's transcript (goal, files edited, commands run, last errors, score).
+        Secrets are redacted; follow the instructions in the returned prompt."""
+        return _handoff(ctx, session, write=False)
+
+    @server.tool(name="save_handoff", title="Save a session handoff", annotations=SAVES_HANDOFF)
+    def save_handoff_tool(
+        ctx: Context[ServerState, Any], session: SessionArg = None
+    ) -> Annotated[CallToolResult, HandoffResult]:
+        """Like get_handoff, but first saves the pre-filled draft as .driftguard/handoff.md in
+        the project (with a checkpoint), so that the next session started there begins with
+        it; then complete that file in place as the returned instructions say."""
+        return _handoff(ctx, session, write=True)
 
     @server.tool(title="Session drift trend", annotations=READ_ONLY)
     def get_trend(

@@ -1,4 +1,4 @@
-"""The handoff loop on disk: `handoff --write` / `get_handoff(write=true)` save it in
+"""The handoff loop on disk: `handoff --write` / `save_handoff` save it in
 `.driftguard/`, the next SessionStart takes it once (issue #5 item 4)."""
 
 from __future__ import annotations
@@ -198,7 +198,7 @@ async def test_get_handoff_with_write_saves_the_handoff_in_the_project(
         assert plain.structured_content is not None
         assert plain.structured_content["saved_to"] is None
         assert not (project / ".driftguard").exists()
-        result = await client.call_tool("get_handoff", {"write": True})
+        result = await client.call_tool("save_handoff", {})
     assert result.is_error is False
     data = result.structured_content
     assert data is not None

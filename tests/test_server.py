@@ -69,19 +69,19 @@ def _session_file(project: Path, home: Path) -> Path:
     return folder / "aaaaaaaa-0000-4000-8000-000000000001.jsonl"
 
 
-async def test_tools_are_read_only_except_saving_a_handoff_and_declare_their_output(
+async def test_tools_are_read_only_except_save_handoff_and_declare_their_output(
     client: Client,
 ) -> None:
     tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(tools) == {"get_drift", "get_handoff", "get_trend"}
+    assert set(tools) == {"get_drift", "get_handoff", "get_trend", "save_handoff"}
     for tool in tools.values():
         assert tool.annotations is not None
         assert tool.output_schema is not None
-    for name in ("get_drift", "get_trend"):
+    for name in ("get_drift", "get_handoff", "get_trend"):
         assert tools[name].annotations.read_only_hint is True  # type: ignore[union-attr]
-    # get_handoff(write=true) saves .driftguard/handoff.md (issue #5): not read-only, but
-    # only additive (a replaced handoff.md is kept as handoff.prev.md).
-    handoff = tools["get_handoff"].annotations
+    # save_handoff writes .driftguard/handoff.md (issue #5): not read-only, but only
+    # additive (a replaced handoff.md is kept as handoff.prev.md).
+    handoff = tools["save_handoff"].annotations
     assert handoff is not None
     assert handoff.read_only_hint is False
     assert handoff.destructive_hint is False

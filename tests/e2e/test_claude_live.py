@@ -63,7 +63,7 @@ def test_claude_code_runs_the_hooks_and_the_next_session_starts_with_the_handoff
     fake_model.set_plan(
         [
             say("Rows without a SKU are now rejected and listed in the import report."),
-            call_tool("get_handoff", {"write": True}),
+            call_tool("save_handoff", {}),
         ]
     )
     first = _claude(claude, host_project, env, FIRST_REQUEST)
@@ -92,7 +92,7 @@ def test_claude_code_runs_the_hooks_and_the_next_session_starts_with_the_handoff
     assert not any(WARNING_START in body for body in _bodies(fake_model, 0))
 
     sent_before = len(list(fake_model.iter_bodies("anthropic")))
-    allow = ("--allowedTools", "mcp__driftguard__get_handoff")
+    allow = ("--allowedTools", "mcp__driftguard__save_handoff")
     _claude(
         claude,
         host_project,
@@ -109,7 +109,7 @@ def test_claude_code_runs_the_hooks_and_the_next_session_starts_with_the_handoff
     assert status is not None
     assert status.messages == 4  # the stop hook ran again after turn 2
 
-    # get_handoff(write=true), called by the model through the MCP server, saved it.
+    # save_handoff, called by the model through the MCP server, saved it.
     handoff = host_project / ".driftguard" / "handoff.md"
     checkpoint = json.loads((host_project / ".driftguard" / "handoff.json").read_text("utf-8"))
     assert checkpoint["session_id"] == session_id
