@@ -73,6 +73,6 @@ def read_json_object(path: Path) -> dict[str, Any] | None:
         return None
     try:
         value = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deeply to decode
         return None
     return value if isinstance(value, dict) else None

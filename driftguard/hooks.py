@@ -82,7 +82,7 @@ def parse_payload(raw: bytes) -> dict[str, Any]:
         raise HookInputError("no JSON on stdin (Claude Code sends the hook's payload there)")
     try:
         value = json.loads(raw)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise HookInputError(f"stdin is not JSON: {exc}") from exc
     if not isinstance(value, dict):
         raise HookInputError("stdin is not a JSON object")

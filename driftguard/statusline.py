@@ -225,7 +225,7 @@ def statusline_output(
     if raw.strip():
         try:
             value = json.loads(raw)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             print(f"driftguard statusline: stdin is not JSON: {exc}", file=sys.stderr)
         else:
             if isinstance(value, dict):

@@ -334,7 +334,7 @@ def read_ledger() -> dict[str, frozenset[str]]:
     ``folder``. An unreadable ledger reads as empty (uninstall then keeps containers)."""
     try:
         raw = json.loads(_ledger_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     created = raw.get("created") if isinstance(raw, dict) else None
     if not isinstance(created, dict):

@@ -369,3 +369,15 @@ class _Stdin:
 
     def isatty(self) -> bool:
         return False
+
+
+def test_a_payload_nested_too_deeply_is_reported_and_exits_0(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("sys.stdin", io.StringIO(deep))
+        assert main(["hook", "stop"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "not JSON" in captured.err
