@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from driftguard.adapters import claude_code, codex_cli, gemini_cli
 from driftguard.adapters._common import decode_json, iter_lines, load_record, open_session_file
-from driftguard.errors import SessionFormatError, UnknownNameError
+from driftguard.errors import SessionFormatError, UnknownFormatError, UnknownNameError
 from driftguard.model import CLI_NAMES, CliName, Session
 
 __all__ = ["ADAPTERS", "detect_cli", "get_parser", "parse_session", "resolve_cli"]
@@ -126,8 +126,9 @@ def detect_cli(path: Path) -> CliName:
     hint = _hint_from_path(path)
     if hint is not None:
         return hint
-    raise SessionFormatError(
-        f"cannot tell which CLI wrote {path}; pass --cli ({', '.join(CLI_NAMES)})"
+    raise UnknownFormatError(
+        f"cannot tell which CLI wrote {path}: no Claude Code, Gemini CLI or Codex CLI record "
+        "in its first lines"
     )
 
 

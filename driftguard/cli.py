@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 # Keep these imports light: `driftguard statusline` and `driftguard hook` run after every
 # turn of a Claude Code session (issue #5), so the engine, the adapters and numpy are
 # imported by the handlers that use them, not here.
-from driftguard.errors import DriftguardError
+from driftguard.errors import DriftguardError, UnknownFormatError
 from driftguard.model import CLI_NAMES
 from driftguard.presets import PRESET_NAMES
 
@@ -489,7 +489,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except DriftguardError as exc:
-        print(f"driftguard: error: {exc}", file=sys.stderr)
+        hint = (
+            f"; pass --cli ({', '.join(CLI_NAMES)})" if isinstance(exc, UnknownFormatError) else ""
+        )
+        print(f"driftguard: error: {exc}{hint}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         # The reader (``| head``) went away: not an error. Point stdout at devnull so the

@@ -7,6 +7,7 @@ chooses its exit code or tool error::
     DriftguardError
     ├── SessionNotFoundError     no session file where one was looked for
     ├── SessionFormatError       a file that is not a session of any supported CLI
+    │   └── UnknownFormatError   nothing in the file tells which CLI wrote it
     ├── ConfigError              a config or preset that cannot be used (names file and key)
     └── UnknownNameError         an unknown CLI, preset or factor name (lists the valid ones)
 
@@ -21,6 +22,7 @@ __all__ = [
     "DriftguardError",
     "SessionFormatError",
     "SessionNotFoundError",
+    "UnknownFormatError",
     "UnknownNameError",
 ]
 
@@ -35,6 +37,11 @@ class SessionNotFoundError(DriftguardError):
 
 class SessionFormatError(DriftguardError):
     """A path that exists but is not a readable session file of a supported CLI."""
+
+
+class UnknownFormatError(SessionFormatError):
+    """Nothing in a file (or its name) tells which CLI wrote it; the command line then
+    suggests ``--cli``."""
 
 
 class ConfigError(DriftguardError):

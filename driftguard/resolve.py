@@ -69,6 +69,8 @@ class ResolvedSession:
     path: Path
     cli: CliName | None
     resolved_by: ResolvedBy
+    note: str | None = None
+    """Why this file, when ``resolved_by`` alone would mislead (Cursor's own chats)."""
 
 
 def project_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -178,6 +180,8 @@ def _by_argument(session: str) -> ResolvedSession:
     value = session.strip()
     if _looks_like_path(value) or Path(value).is_file():
         path = Path(value).expanduser()
+        if path.is_dir():
+            raise SessionNotFoundError(f"{path} is a folder, not a session file")
         if not path.is_file():
             raise SessionNotFoundError(f"session file {path} does not exist")
         return ResolvedSession(path, None, "argument")
@@ -246,4 +250,16 @@ def resolve_session(
     host_cli = only if only is not None else cli_for_host(client_name, environ)
     clis: tuple[CliName, ...] = (host_cli,) if host_cli is not None else CLI_NAMES
     cli, path = discovery.newest_session(root, clis)
-    return ResolvedSession(path, cli, "newest_in_project")
+    note = None
+    if host_cli is None and only is None and _is_cursor(client_name, environ):
+        note = (
+            "Cursor keeps its own chats in a database driftguard does not read yet: this is "
+            f"the newest {cli} session of the project"
+        )
+    return ResolvedSession(path, cli, "newest_in_project", note)
+
+
+def _is_cursor(client_name: str | None, env: Mapping[str, str]) -> bool:
+    if client_name and client_name.strip().lower() == "cursor-vscode":
+        return True
+    return env.get(HOST_ENV, "").strip() == "cursor"

@@ -17,12 +17,14 @@ import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from mcp import MCPError
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from driftguard import __version__, engine
@@ -101,6 +103,9 @@ class SessionInfo(BaseModel):
     compactions: int = Field(description="Compactions in the session file.")
     skipped_lines: int = Field(description="Malformed or unknown lines skipped while reading.")
     resolved_by: Literal["path", "argument", "pointer", "env_session_id", "newest_in_project"]
+    note: str | None = Field(
+        default=None, description="Why this file, when resolved_by alone would mislead."
+    )
 
 
 class Factors(BaseModel):
@@ -175,8 +180,8 @@ class HandoffResult(BaseModel):
     )
 
 
-def _session_info(report: DriftReport) -> SessionInfo:
-    return SessionInfo.model_validate(to_json_dict(report)["session"])
+def _session_info(report: DriftReport, note: str | None = None) -> SessionInfo:
+    return SessionInfo.model_validate({**to_json_dict(report)["session"], "note": note})
 
 
 def _client_name(ctx: Context[ServerState, Any]) -> str | None:
@@ -202,10 +207,27 @@ def _as_tool_error() -> Iterator[None]:
         raise ToolError(str(exc)) from exc
 
 
-def _load(ctx: Context[ServerState, Any], session: str | None) -> tuple[Session, ResolvedSession]:
+@dataclass(frozen=True)
+class _Loaded:
+    """A parsed session, how it was found, and the project it belongs to."""
+
+    session: Session
+    resolved: ResolvedSession
+    project: Path
+
+
+def _load(ctx: Context[ServerState, Any], session: str | None) -> _Loaded:
+    """Resolve and parse the session a call is about.
+
+    The project (config, handoff files) is the server's project, except for a session
+    named by the caller: then it is that session's own directory when it still exists.
+    """
     resolved = resolve_session(session, client_name=_client_name(ctx))
     parsed = _state(ctx).cache.get(resolved.path, resolved.cli)
-    return parsed, resolved
+    project = project_dir()
+    if resolved.resolved_by == "argument" and parsed.cwd and Path(parsed.cwd).is_dir():
+        project = Path(parsed.cwd)
+    return _Loaded(parsed, resolved, project)
 
 
 def _result(text: str, model: BaseModel) -> CallToolResult:
@@ -235,7 +257,7 @@ async def _lifespan(_server: MCPServer[ServerState]) -> AsyncIterator[ServerStat
     yield ServerState(cache=SessionCache(), store=store)
 
 
-def _trend_result(trend: Trend, report: DriftReport) -> TrendResult:
+def _trend_result(trend: Trend, report: DriftReport, note: str | None) -> TrendResult:
     return TrendResult(
         snapshots=len(trend.scores),
         scores=list(trend.scores),
@@ -246,13 +268,13 @@ def _trend_result(trend: Trend, report: DriftReport) -> TrendResult:
         latest_state=trend.latest_state,
         trajectory=trend.trajectory,
         handoff_suggested=trend.handoff_hint,
-        session=_session_info(report),
+        session=_session_info(report, note),
         text=render_trend_text(trend),
     )
 
 
 def _handoff_result(
-    handoff: Handoff, report: DriftReport, saved: SavedHandoff | None = None
+    handoff: Handoff, report: DriftReport, saved: SavedHandoff | None, note: str | None
 ) -> HandoffResult:
     return HandoffResult(
         prompt=handoff.prompt,
@@ -263,7 +285,7 @@ def _handoff_result(
         withheld_excerpts=handoff.withheld_excerpts,
         score=report.score,
         state=report.state,
-        session=_session_info(report),
+        session=_session_info(report, note),
         saved_to=str(saved.handoff) if saved is not None else None,
         checkpoint=str(saved.checkpoint) if saved is not None else None,
     )
@@ -295,18 +317,27 @@ def create_server() -> MCPServer[ServerState]:
         distance, uncertainty and confidence drift. Says whether to carry on or start fresh,
         and records the score for get_trend."""
         with _as_tool_error():
-            parsed, resolved = _load(ctx, session)
+            loaded = _load(ctx, session)
             outcome = engine.drift(
-                parsed,
-                project=project_dir(),
+                loaded.session,
+                project=loaded.project,
                 store=_state(ctx).store,
                 goal=goal,
-                resolved_by=resolved.resolved_by,
+                resolved_by=loaded.resolved.resolved_by,
             )
         report = outcome.report
+        note = loaded.resolved.note
         text = f"{render_text(report)}\n{render_session_line(report)}"
+        if note:
+            text += f"\nNote: {note}."
+        payload = to_json_dict(report)
         result = DriftResult.model_validate(
-            {**to_json_dict(report), "goal": outcome.goal, "text": text}
+            {
+                **payload,
+                "session": _session_info(report, note),
+                "goal": outcome.goal,
+                "text": text,
+            }
         )
         return _result(text, result)
 
@@ -314,14 +345,14 @@ def create_server() -> MCPServer[ServerState]:
         ctx: Context[ServerState, Any], session: str | None, write: bool
     ) -> CallToolResult:
         with _as_tool_error():
-            parsed, resolved = _load(ctx, session)
-            project = project_dir()
+            loaded = _load(ctx, session)
+            project = loaded.project
             target = handoff_files(project).handoff if write else None
             handoff, report = engine.handoff(
-                parsed,
+                loaded.session,
                 project=project,
                 store=_state(ctx).store,
-                resolved_by=resolved.resolved_by,
+                resolved_by=loaded.resolved.resolved_by,
                 saved_to=str(target) if target is not None else None,
             )
             saved = None
@@ -330,7 +361,9 @@ def create_server() -> MCPServer[ServerState]:
                     saved = save_handoff(project, handoff, report)
                 except OSError as exc:
                     raise DriftguardError(f"cannot write the handoff in {project}: {exc}") from exc
-        return _result(handoff.prompt, _handoff_result(handoff, report, saved))
+        return _result(
+            handoff.prompt, _handoff_result(handoff, report, saved, loaded.resolved.note)
+        )
 
     @server.tool(title="Session handoff", annotations=READ_ONLY)
     def get_handoff(
@@ -357,30 +390,35 @@ def create_server() -> MCPServer[ServerState]:
         """How this session's drift score moved over the scores get_drift recorded:
         sparkline, peak, average, latest state and whether it is climbing or falling."""
         with _as_tool_error():
-            parsed, resolved = _load(ctx, session)
+            loaded = _load(ctx, session)
             state = _state(ctx)
             outcome = engine.drift(
-                parsed,
-                project=project_dir(),
+                loaded.session,
+                project=loaded.project,
                 store=state.store,
-                resolved_by=resolved.resolved_by,
+                resolved_by=loaded.resolved.resolved_by,
                 record=False,
             )
-            trend = engine.trend(parsed, project=project_dir(), store=state.store)
-        result = _trend_result(trend, outcome.report)
+            trend = engine.trend(loaded.session, project=loaded.project, store=state.store)
+        result = _trend_result(trend, outcome.report, loaded.resolved.note)
         return _result(result.text, result)
 
     @server.prompt(name="handoff", title="Write a handoff for a fresh session")
-    def handoff_prompt(ctx: Context[ServerState, Any]) -> str:
-        """Write handoff.md so a fresh session can pick up where this one stands."""
-        with _as_tool_error():
-            parsed, resolved = _load(ctx, None)
+    def handoff_prompt(ctx: Context[ServerState, Any], session: str | None = None) -> str:
+        """Write handoff.md so a fresh session can pick up where this one stands
+        (session: a session file path or id; default: this session)."""
+        try:
+            loaded = _load(ctx, session)
             handoff, _ = engine.handoff(
-                parsed,
-                project=project_dir(),
+                loaded.session,
+                project=loaded.project,
                 store=_state(ctx).store,
-                resolved_by=resolved.resolved_by,
+                resolved_by=loaded.resolved.resolved_by,
             )
+        except DriftguardError as exc:
+            # Prompts have no error result: a protocol error carries the message, which the
+            # SDK would otherwise replace with "Error rendering prompt".
+            raise MCPError(INVALID_PARAMS, str(exc)) from exc
         return handoff.prompt
 
     return server

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import write_claude_session
-from mcp import Client
+from mcp import Client, MCPError
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import Implementation
 
@@ -319,3 +319,53 @@ def test_every_stdout_line_of_the_server_is_json_rpc(tmp_path: Path, isolated_ho
     assert answer["id"] == 2
     assert answer["result"]["isError"] is False
     assert answer["result"]["structuredContent"]["session"]["path"] == str(session)
+
+
+async def test_under_cursor_the_result_says_which_cli_session_was_scored(
+    project: Path,
+) -> None:
+    info = Implementation(name="cursor-vscode", version="1.0")
+    async with Client(create_server(), mode="legacy", client_info=info) as cursor:
+        result = await cursor.call_tool("get_drift", {})
+    data = result.structured_content
+    assert data is not None
+    assert data["session"]["resolved_by"] == "newest_in_project"
+    assert "Cursor" in data["session"]["note"]
+    assert "claude_code" in data["session"]["note"]
+    assert "Note: Cursor" in data["text"]
+
+
+async def test_the_handoff_prompt_names_where_it_looked_when_nothing_is_found(
+    client: Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(MCPError, match=r"\.claude"):
+        await client.get_prompt("handoff", {})
+
+
+async def test_the_handoff_prompt_takes_a_session(client: Client, tmp_path: Path) -> None:
+    session = write_claude_session(tmp_path / "s.jsonl", ["first reply", "second reply"])
+    prompt = await client.get_prompt("handoff", {"session": str(session)})
+    assert str(session) in prompt.messages[0].content.text  # type: ignore[union-attr]
+
+
+async def test_a_named_session_belongs_to_its_own_project(
+    client: Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    elsewhere = tmp_path / "other-project"
+    elsewhere.mkdir()
+    session = write_claude_session(tmp_path / "s.jsonl", ["a reply", "b reply"], cwd=str(elsewhere))
+    server_cwd = tmp_path / "server-cwd"
+    server_cwd.mkdir()
+    monkeypatch.chdir(server_cwd)
+    result = await client.call_tool("save_handoff", {"session": str(session)})
+    data = result.structured_content
+    assert data is not None
+    assert data["saved_to"] == str(elsewhere / ".driftguard" / "handoff.md")
+    assert not (server_cwd / ".driftguard").exists()
+
+
+async def test_a_folder_as_session_is_refused_as_a_folder(client: Client, tmp_path: Path) -> None:
+    result = await client.call_tool("get_drift", {"session": str(tmp_path)})
+    assert result.is_error is True
+    assert "is a folder" in result.content[0].text  # type: ignore[union-attr]
