@@ -412,11 +412,11 @@ def _setup(args: argparse.Namespace) -> int:
     import shutil
 
     from driftguard.setup_scripts import (
-        HostResult,
         SetupRequest,
         exit_code,
         find_console_script,
         render_report,
+        run_hooks,
         run_setup,
     )
 
@@ -447,13 +447,7 @@ def _setup(args: argparse.Namespace) -> int:
         claude_cli=shutil.which("claude"),
     )
     results = run_setup(request, args.host)
-    if args.hooks:
-        from driftguard.setup_scripts import claude_hooks
-
-        try:
-            results.append(claude_hooks.run(request))
-        except OSError as exc:
-            results.append(HostResult("claude_code", "failed", f"hooks: {exc}", ok=False))
+    results += run_hooks(request, hooks=args.hooks, hosts=args.host)
     print(render_report(request, results))
     return exit_code(results)
 

@@ -15,6 +15,9 @@ One module per host whose config it edits — :mod:`.claude_code`, :mod:`.gemini
 - Each host yields one :class:`HostResult`: added, already present, updated, removed,
   not present, skipped (why), refused (why) or failed (why), with the change as a
   unified diff. :func:`exit_code` is 0 when every host is done, else 1 (design §10).
+- ``--hooks`` adds the Claude Code status line and hooks (:mod:`.claude_hooks`);
+  :func:`run_hooks` runs them, and after a plain user-scope ``--uninstall`` reports
+  the ones still installed (``claude_code hooks: still installed``).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from driftguard.setup_scripts import claude_code, codex_cli, cursor, gemini_cli
+from driftguard.setup_scripts import claude_code, claude_hooks, codex_cli, cursor, gemini_cli
 from driftguard.setup_scripts._base import (
     HOST_LABELS,
     HOST_NAMES,
@@ -49,6 +52,7 @@ __all__ = [
     "exit_code",
     "find_console_script",
     "render_report",
+    "run_hooks",
     "run_setup",
 ]
 
@@ -103,6 +107,28 @@ def run_setup(request: SetupRequest, hosts: Iterable[HostName] | None = None) ->
     return results
 
 
+def run_hooks(
+    request: SetupRequest, *, hooks: bool, hosts: Iterable[HostName] | None = None
+) -> list[HostResult]:
+    """The Claude Code status line and hooks for ``request``: with ``hooks``
+    (``--hooks``), install or uninstall them; without, after a plain ``--uninstall`` of
+    the user's configs that includes Claude Code (``hosts`` ``None`` or naming it), a
+    ``still installed`` line when driftguard's hooks or status line remain (they would
+    run a missing ``driftguard`` after every turn once the package is gone). Else
+    nothing."""
+    if hooks:
+        try:
+            return [claude_hooks.run(request)]
+        except OSError as exc:
+            detail = f"{exc.strerror or exc}"
+            return [HostResult("claude_code", "failed", detail, ok=False, label=claude_hooks.LABEL)]
+    chosen = HOST_NAMES if hosts is None else tuple(hosts)
+    if request.action != "uninstall" or request.project is not None or "claude_code" not in chosen:
+        return []
+    left = claude_hooks.left_behind()
+    return [] if left is None else [left]
+
+
 def exit_code(results: Sequence[HostResult]) -> int:
     """0 when every host is done, 1 when one was refused, failed or kept a differing
     entry (design §8, §10)."""
@@ -126,7 +152,7 @@ def render_report(request: SetupRequest, results: Sequence[HostResult]) -> str:
         status = (
             _DRY_RUN_WORDS.get(result.status, result.status) if result.dry_run else result.status
         )
-        lines.append(f"{result.host}: {status} ({result.detail})")
+        lines.append(f"{result.label or result.host}: {status} ({result.detail})")
         if result.backup is not None:
             lines.append(f"    backup: {display_path(result.backup)}")
         lines.extend("    " + line for line in result.diff.splitlines())

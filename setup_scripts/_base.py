@@ -4,6 +4,7 @@ result, the server entry and the decision between add, keep, update and remove
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ __all__ = [
     "Status",
     "decide",
     "display_path",
+    "merged_entry",
     "not_installed",
     "same_value",
     "server_env",
@@ -51,6 +53,7 @@ Status = Literal[
     "skipped",
     "refused",
     "failed",
+    "still installed",
 ]
 
 
@@ -91,6 +94,8 @@ class HostResult:
     dry_run: bool = False
     installed: bool = True
     """False when the host's config folder does not exist (nothing was looked at)."""
+    label: str = ""
+    """What the report line names instead of ``host`` (``claude_code hooks``), if set."""
 
 
 Decision = Literal["add", "keep", "update", "differs", "remove", "absent"]
@@ -141,6 +146,39 @@ def stdio_matches(existing: Any, wanted: Mapping[str, Any]) -> bool:
         elif existing.get(key) != value:
             return False
     return True
+
+
+OTHER_TRANSPORT_KEYS = ("url", "httpUrl", "tcp")
+"""Keys that make an entry a server of another transport (HTTP, SSE, websocket) in the
+hosts' entry shapes (mcp-and-hosts.md §3.1–§3.4)."""
+
+
+def merged_entry(existing: Any, wanted: Mapping[str, Any]) -> dict[str, Any]:
+    """The entry ``--update`` writes over ``existing``: the user's entry with ``wanted``'s
+    keys set (``command``, ``args``, and ``type`` where the host has one) and ``wanted``'s
+    variables set in its ``env``; every other key and variable the user added stays, in
+    its place. (README: keys the user added do not count as a difference, so they
+    survive an update too.)
+
+    An ``existing`` that is not a stdio entry — not an object, with a ``url``,
+    ``httpUrl`` or ``tcp``, or a ``type`` other than ``stdio`` — is replaced as a whole:
+    its keys belong to another transport and would make a stdio entry invalid (Codex
+    refuses ``url`` next to ``command``, mcp-and-hosts.md §3.3).
+    """
+    if (
+        not isinstance(existing, Mapping)
+        or any(key in existing for key in OTHER_TRANSPORT_KEYS)
+        or existing.get("type", "stdio") != "stdio"
+    ):
+        return copy.deepcopy(dict(wanted))
+    merged = copy.deepcopy(dict(existing))
+    for key, value in wanted.items():
+        env = merged.get("env")
+        if key == "env" and isinstance(env, Mapping) and isinstance(value, Mapping):
+            merged["env"] = {**env, **copy.deepcopy(dict(value))}
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
 
 
 def same_value(left: Any, right: Any) -> bool:

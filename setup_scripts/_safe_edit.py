@@ -8,13 +8,22 @@ Every edit, in order:
    nothing is written, and the report says why. Nothing is ever "repaired".
 2. **Decide** (:func:`~driftguard.setup_scripts._base.decide`): add, keep (already
    present), update (only with ``--update``), leave a differing entry alone, remove.
+   A file that must change but has no write permission bit at all (``mode & 0o222 ==
+   0``) is *refused* as read-only: the rename of step 6 would replace it regardless of
+   its mode (and root passes every ``os.access`` check), so the bits are what count.
 3. **Build the new text** with the format's splice (``_jsonc``, ``_toml``) and check it
    *before* writing: parsed, it must equal the old content with exactly driftguard's
    entry added, replaced or removed (type-strict deep equality), else the edit fails.
+   An update replaces only driftguard's keys of the entry (``command``, ``args``,
+   ``type``, its variable in ``env``) and keeps the user's
+   (:func:`~driftguard.setup_scripts._base.merged_entry`), member by member where the
+   format allows, so comments inside the entry stay too.
 4. ``--dry-run`` stops here and reports the unified diff.
 5. **Back up** the file next to itself as ``<name>.driftguard-backup-<UTC time>``
    (exclusive create, the file's own permission bits: ``~/.claude.json`` holds OAuth
-   state and must not become world-readable through its backup).
+   state and must not become world-readable through its backup). Only the newest
+   :data:`KEEP_BACKUPS` backups of each file are kept; older files with exactly that
+   name pattern (driftguard's own) are deleted, nothing else ever is.
 6. **Write atomically**: a temporary file in the same folder, flushed and fsync-ed,
    given the original's permission bits (new files: ``0600``), then ``os.replace``. A
    symlinked config file is followed and its target is replaced, so a dotfile link
@@ -60,10 +69,12 @@ from driftguard.setup_scripts._base import (
     Status,
     decide,
     display_path,
+    merged_entry,
     same_value,
 )
 
 __all__ = [
+    "KEEP_BACKUPS",
     "LEDGER_NAME",
     "ConfigSyntaxError",
     "Inspected",
@@ -75,7 +86,9 @@ __all__ = [
     "describe_entry",
     "edit_servers_file",
     "inspect_config",
+    "is_read_only",
     "plan_edit",
+    "prune_backups",
     "read_ledger",
     "unified_diff",
     "write_backup",
@@ -83,6 +96,9 @@ __all__ = [
 
 LEDGER_NAME = "setup-ledger.json"
 NEW_FILE_MODE = 0o600
+KEEP_BACKUPS = 3
+"""How many of its own backups of one file driftguard keeps (the newest)."""
+BACKUP_MARK = ".driftguard-backup-"
 
 
 class ConfigSyntaxError(ValueError):
@@ -112,6 +128,11 @@ class ServersFormat(Protocol):
 
     def replace(self, text: str, entry: Mapping[str, Any]) -> str:
         """``text`` with driftguard's entry replaced by ``entry``."""
+        ...
+
+    def update(self, text: str, old: Any, new: Mapping[str, Any]) -> str:
+        """``text`` with driftguard's entry ``old`` turned into ``new``, changing only the
+        keys that differ where the format allows (else as :meth:`replace`)."""
         ...
 
     def remove(self, text: str, *, drop_container: bool) -> str:
@@ -179,6 +200,61 @@ class JsonServers:
         assert found is not None
         return _jsonc.replace_member_value(document, container.obj, found[1], entry)
 
+    def update(self, text: str, old: Any, new: Mapping[str, Any]) -> str:
+        # Member by member, so the user's members of the entry keep their bytes and their
+        # comments; the whole entry is replaced when that cannot be done in place (a
+        # repeated key inside it, say), and the caller checks the result either way.
+        if isinstance(old, Mapping):
+            try:
+                patched = self._patch(text, (), old, new)
+                servers = self.load(patched).get(self.container)
+            except ConfigSyntaxError:
+                servers = None
+            if isinstance(servers, dict) and same_value(servers.get(SERVER_NAME), dict(new)):
+                return patched
+        return self.replace(text, new)
+
+    def _object_at(
+        self, text: str, path: tuple[str, ...]
+    ) -> tuple[_jsonc.JsonDocument, _jsonc.ObjectSpan]:
+        """The object at ``mcpServers.driftguard.<path>``; :class:`ConfigSyntaxError` when
+        a key on the way is repeated or not an object."""
+        document, _, container = self._servers(text)
+        obj = container.obj
+        for key in (SERVER_NAME, *path):
+            assert obj is not None
+            found = obj.find(key)
+            if found is None or found[1].obj is None or obj.count(key) > 1:
+                raise ConfigSyntaxError(f'"{key}" cannot be edited in place')
+            obj = found[1].obj
+        assert obj is not None
+        return document, obj
+
+    def _patch(
+        self, text: str, path: tuple[str, ...], old: Mapping[str, Any], new: Mapping[str, Any]
+    ) -> str:
+        for key in old:
+            if key not in new:
+                document, obj = self._object_at(text, path)
+                located = obj.find(key)
+                assert located is not None
+                text = _jsonc.remove_member(document, obj, located[0])
+        for key, value in new.items():
+            if key in old and same_value(old[key], value):
+                continue
+            if key in old and isinstance(old[key], Mapping) and isinstance(value, Mapping):
+                text = self._patch(text, (*path, key), old[key], value)
+                continue
+            document, obj = self._object_at(text, path)
+            if obj.count(key) > 1:
+                raise ConfigSyntaxError(f'"{key}" appears more than once')
+            found = obj.find(key)
+            if found is None:
+                text = _jsonc.add_member(document, obj, key, value)
+            else:
+                text = _jsonc.replace_member_value(document, obj, found[1], value)
+        return text
+
     def remove(self, text: str, *, drop_container: bool) -> str:
         document, root, container = self._servers(text)
         assert container.obj is not None
@@ -230,6 +306,12 @@ class TomlServers:
     def replace(self, text: str, entry: Mapping[str, Any]) -> str:
         with _tomlkit_errors():
             return _toml.replace_table(text, self._path, entry)
+
+    def update(self, text: str, old: Any, new: Mapping[str, Any]) -> str:
+        with _tomlkit_errors():
+            if isinstance(old, Mapping):
+                return _toml.update_table(text, self._path, old, new)
+            return _toml.replace_table(text, self._path, new)
 
     def remove(self, text: str, *, drop_container: bool) -> str:
         # A table created by install is implicit in its [mcp_servers.driftguard] header
@@ -297,7 +379,7 @@ def write_backup(path: Path, data: bytes, mode: int) -> Path:
     attempt = 1
     while True:
         suffix = "" if attempt == 1 else f"-{attempt}"
-        backup = path.with_name(f"{path.name}.driftguard-backup-{stamp}{suffix}")
+        backup = path.with_name(f"{path.name}{BACKUP_MARK}{stamp}{suffix}")
         try:
             handle = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         except FileExistsError:
@@ -306,7 +388,54 @@ def write_backup(path: Path, data: bytes, mode: int) -> Path:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
         os.chmod(backup, mode)
+        prune_backups(path, KEEP_BACKUPS)
         return backup
+
+
+def prune_backups(path: Path, keep: int) -> list[Path]:
+    """Delete all but the newest ``keep`` backups :func:`write_backup` made of ``path``;
+    returns the deleted paths.
+
+    Only regular files named exactly ``<name>.driftguard-backup-<YYYYmmddTHHMMSSZ>``
+    (optionally ``-<n>``, n ≥ 2) count; anything else in the folder — a backup the user
+    renamed, another tool's ``.bak``, a symlink — is never touched. Newest is by the
+    UTC time in the name, then ``n``. A backup that cannot be deleted is left.
+    """
+    pattern = re.compile(
+        re.escape(path.name + BACKUP_MARK) + r"(\d{8}T\d{6}Z)(?:-([2-9]|[1-9]\d+))?"
+    )
+    found: list[tuple[tuple[str, int], Path]] = []
+    try:
+        candidates = list(path.parent.iterdir())
+    except OSError:
+        return []
+    for candidate in candidates:
+        match = pattern.fullmatch(candidate.name)
+        if match is None or candidate.is_symlink() or not candidate.is_file():
+            continue
+        found.append(((match[1], int(match[2] or 1)), candidate))
+    found.sort()
+    deleted = []
+    for _, old in found[: max(len(found) - keep, 0)]:
+        try:
+            old.unlink()
+        except OSError:
+            continue
+        deleted.append(old)
+    return deleted
+
+
+def is_read_only(path: Path) -> bool:
+    """Whether ``path`` has no write permission bit at all (``mode & 0o222 == 0``).
+
+    The bits, not :func:`os.access`: root may write anything, and the atomic rename
+    would replace a read-only file anyway; a file the user made read-only is theirs to
+    open up. ``False`` when it cannot be looked at (the edit then fails and says why).
+    """
+    try:
+        return path.stat().st_mode & 0o222 == 0
+    except OSError:
+        return False
 
 
 def _real_target(path: Path) -> Path:
@@ -457,8 +586,9 @@ def _plan(found: Inspected, fmt: ServersFormat, entry: Mapping[str, Any]) -> Pla
         return Plan("added", new, expected, made, unified_diff(found.path, text, new))
     assert text is not None
     if found.decision == "update":
-        expected = _expected(value, fmt.container, entry)
-        new = fmt.replace(text, entry)
+        merged = merged_entry(found.existing, entry)
+        expected = _expected(value, fmt.container, merged)
+        new = fmt.update(text, found.existing, merged)
         return Plan("updated", new, expected, frozenset(), unified_diff(found.path, text, new))
     assert isinstance(servers, dict)
     made = read_ledger().get(ledger_key, frozenset())
@@ -519,6 +649,8 @@ def inspect_config(
             f"({describe_entry(existing)}); --update replaces it"
         )
         return stop("skipped", detail, False)
+    if original is not None and is_read_only(target):
+        return stop("refused", f"{shown} is read-only; nothing changed", False)
     return Inspected(path, target, original, text, value, existing, decision)
 
 

@@ -23,7 +23,11 @@ spliced as text, with the table rendered by ``tomlkit``:
   comment and blank lines after the last key line stay (they usually introduce the next
   table). Removing what *add* appended gives back the original bytes when the file ended
   with a newline (a file without a final newline gets one back);
-- **replace**: remove, then add.
+- **replace**: remove, then add;
+- **update** (``--update`` over an entry the user may have extended): the keys that
+  change are set in ``tomlkit``'s document model, in place, so the user's keys, their
+  comments and the table's position stay; where that does not give the expected content,
+  a replace.
 
 Where a splice does not produce exactly the expected content (``mcp_servers`` written as
 an inline table, the entry written with dotted keys, …), the edit is made with
@@ -57,6 +61,7 @@ __all__ = [
     "remove_table",
     "render_table",
     "replace_table",
+    "update_table",
 ]
 
 _BARE_KEY = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
@@ -260,18 +265,21 @@ def _cut_blocks(text: str, spans: list[tuple[int, int]]) -> str:
 # Rendering and edits
 
 
+def _pair(key: str, value: Any) -> str:
+    """One ``key = value`` line's text (a mapping value as an inline table)."""
+    if isinstance(value, Mapping):
+        table = tomlkit.inline_table()
+        table.update(value)
+        rendered = table.as_string()
+    else:
+        rendered = tomlkit.item(value).as_string()
+    return f"{tomlkit.key(key).as_string()} = {rendered}"
+
+
 def render_table(path: tuple[str, ...], entry: Mapping[str, Any], newline: str = "\n") -> str:
     """``[a.b]`` and one ``key = value`` line per item; a mapping value is an inline table."""
     header = ".".join(tomlkit.key(part).as_string() for part in path)
-    lines = [f"[{header}]"]
-    for key, value in entry.items():
-        if isinstance(value, Mapping):
-            table = tomlkit.inline_table()
-            table.update(value)
-            rendered = table.as_string()
-        else:
-            rendered = tomlkit.item(value).as_string()
-        lines.append(f"{tomlkit.key(key).as_string()} = {rendered}")
+    lines = [f"[{header}]", *(_pair(key, value) for key, value in entry.items())]
     return newline.join(lines) + newline
 
 
@@ -370,3 +378,98 @@ def replace_table(text: str, path: tuple[str, str], entry: Mapping[str, Any]) ->
     if _matches(spliced, expected, path):
         return spliced
     return _tomlkit_set(_tomlkit_set(text, path, None), path, entry)
+
+
+def _insert_key(text: str, table: tuple[str, ...], key: str, value: Any) -> str | None:
+    """``text`` with ``key = value`` after the last key line of the ``[table]`` block
+    (before the blank and comment lines that lead to the next header), indented like
+    that line; ``None`` when ``table`` has no header of its own."""
+    lines = _Scanner(text).lines()
+    header = next(
+        (i for i, line in enumerate(lines) if line.kind == "header" and line.header == table),
+        None,
+    )
+    if header is None:
+        return None
+    last = header
+    for index in range(header + 1, len(lines)):
+        if lines[index].kind == "header":
+            break
+        if lines[index].kind in ("key", "continuation"):
+            last = index
+    end = lines[last].end
+    indent = ""
+    if last != header:
+        first = last
+        while lines[first].kind == "continuation":  # back to the key line it continues
+            first -= 1
+        statement = text[lines[first].start : lines[first].end]
+        indent = statement[: len(statement) - len(statement.lstrip(" \t"))]
+    newline = _newline(text)
+    before = "" if text[:end].endswith("\n") else newline
+    return text[:end] + before + indent + _pair(key, value) + newline + text[end:]
+
+
+def _patch(
+    table: Any,
+    where: tuple[str, ...],
+    old: Mapping[str, Any],
+    new: Mapping[str, Any],
+    added: list[tuple[tuple[str, ...], str, Any]],
+) -> None:
+    """Turn ``table`` (the ``tomlkit`` table at ``where``, reading as ``old``) into
+    ``new``: changed and removed keys in place; keys new to a standard table are listed
+    in ``added`` for :func:`_insert_key` (``tomlkit`` would put them after the comments
+    that lead to the next table)."""
+    for key in old:
+        if key not in new:
+            del table[key]
+    for key, value in new.items():
+        if key in old and same_value(old[key], value):
+            continue
+        current = table.get(key) if key in old else None
+        if (
+            isinstance(old.get(key), Mapping)
+            and isinstance(value, Mapping)
+            and isinstance(current, (Table, InlineTable))
+        ):
+            _patch(current, (*where, key), old[key], value, added)
+        elif key not in old and not isinstance(table, InlineTable):
+            added.append((where, key, value))
+        elif isinstance(value, Mapping):
+            nested = tomlkit.inline_table()
+            nested.update(value)
+            table[key] = nested
+        else:
+            table[key] = value
+
+
+def _update_in_place(
+    text: str, path: tuple[str, str], old: Mapping[str, Any], new: Mapping[str, Any]
+) -> str | None:
+    added: list[tuple[tuple[str, ...], str, Any]] = []
+    try:
+        document = tomlkit.parse(text)
+        _patch(document[path[0]][path[1]], path, old, new, added)
+        edited: str | None = tomlkit.dumps(document)
+    except (tomlkit.exceptions.TOMLKitError, KeyError, TypeError, ValueError, AttributeError):
+        return None
+    for table, key, value in added:
+        assert edited is not None
+        edited = _insert_key(edited, table, key, value)
+        if edited is None:
+            return None
+    return edited
+
+
+def update_table(
+    text: str, path: tuple[str, str], old: Mapping[str, Any], new: Mapping[str, Any]
+) -> str:
+    """``text`` with the table ``[path]``, which reads as ``old``, turned into ``new``: the
+    keys that differ are set in place (the others, their comments and the table's place
+    in the file stay); :func:`replace_table` where that does not read back as expected."""
+    expected = _expected(load(text), path, new)
+    patched = _update_in_place(text, path, old, new)
+    if patched is not None and _matches(patched, expected, path):
+        return patched
+    return replace_table(text, path, new)

@@ -21,7 +21,10 @@ How the entry is written:
   offer to reset it to defaults) and backed up, and read again afterwards to check the
   entry. ``claude`` rewrites the whole file (it reorders keys, adds its own, and leaves
   an empty ``mcpServers`` after a remove: seen with 2.1.197 here), so only driftguard's
-  entry is checked, not the bytes.
+  entry is checked, not the bytes. ``--update`` passes ``claude`` the user's entry with
+  only driftguard's keys replaced (:func:`~driftguard.setup_scripts._base.merged_entry`);
+  ``claude mcp add-json`` keeps the keys Claude Code knows (``timeout``, ``alwaysLoad``)
+  and drops the others (seen with 2.1.197), which the report then names.
 - **otherwise**: the careful edit of :mod:`driftguard.setup_scripts._safe_edit` (strict
   JSON, key order and indentation kept), with a note to close running sessions.
 - ``--project DIR``: ``DIR/.mcp.json`` (project scope; Claude Code does not rewrite that
@@ -47,6 +50,7 @@ from driftguard.setup_scripts._base import (
     SetupRequest,
     Status,
     display_path,
+    merged_entry,
     not_installed,
     server_env,
     stdio_matches,
@@ -133,10 +137,21 @@ def run(request: SetupRequest) -> HostResult:
         note = (
             f"`claude` is not on PATH, so {display_path(path)} is edited directly: close "
             "running Claude Code sessions first (each writes its own copy of this file "
-            "back and can drop the change), then rerun `driftguard setup` to check"
+            f"back and can drop the change), then {_check_hint(request)}"
         )
         return edit_servers_file(HOST, path, _FORMAT, request, entry, matches=check, notes=(note,))
     return _through_cli(request, request.claude_cli, path, entry)
+
+
+def _check_hint(request: SetupRequest) -> str:
+    """How to check the direct edit afterwards without undoing it: a dry run of the same
+    action (rerunning plain ``driftguard setup`` after an uninstall would add it back)."""
+    if request.action == "uninstall":
+        return "check with `driftguard setup --uninstall --dry-run` (it should say: not present)"
+    return (
+        "check with `driftguard setup --dry-run` (it should say: "
+        "already present) or `/mcp` in a new Claude Code session"
+    )
 
 
 def _commands(claude: str, found: Inspected, entry: dict[str, Any]) -> list[list[str]]:
@@ -178,6 +193,8 @@ def _through_cli(
     found = inspect_config(HOST, path, _FORMAT, request, lambda e: matches(e, request.command))
     if isinstance(found, HostResult):
         return found
+    if found.decision == "update":
+        entry = merged_entry(found.existing, entry)
     commands = _commands(claude, found, entry)
     how = f"through `claude mcp {commands[-1][2]}`"
     if request.dry_run:
@@ -210,7 +227,18 @@ def _through_cli(
         return HostResult(
             HOST, "failed", f"{shown}: {failure}", ok=False, path=path, backup=backup, notes=notes
         )
-    return _check_after(found, path, backup, request, commands)
+    return _check_after(found, path, backup, request, commands, entry)
+
+
+def _dropped(sent: dict[str, Any], written: Any) -> list[str]:
+    """The keys (``env.<NAME>`` for variables) of ``sent`` that ``written`` lacks."""
+    if not isinstance(written, dict):
+        return sorted(sent)
+    missing = [key for key in sent if key not in written]
+    env, written_env = sent.get("env"), written.get("env")
+    if isinstance(env, dict) and isinstance(written_env, dict):
+        missing += [f"env.{name}" for name in env if name not in written_env]
+    return missing
 
 
 def _check_after(
@@ -219,6 +247,7 @@ def _check_after(
     backup: Path | None,
     request: SetupRequest,
     commands: list[list[str]],
+    entry: dict[str, Any],
 ) -> HostResult:
     """Read the file ``claude`` wrote and check driftguard's entry in it."""
     shown = display_path(path)
@@ -237,6 +266,13 @@ def _check_after(
     if not done:
         detail = f"{shown} does not show the change after `claude mcp` reported success"
         return HostResult(HOST, "failed", detail, ok=False, path=path, backup=backup)
+    notes: tuple[str, ...] = ()
+    dropped = _dropped(entry, servers.get(SERVER_NAME)) if found.decision == "update" else []
+    if dropped:
+        notes = (
+            f"`claude mcp add-json` did not keep these keys of your {SERVER_NAME} entry: "
+            f"{', '.join(dropped)} (the backup has them)",
+        )
     return HostResult(
         HOST,
         status,
@@ -244,4 +280,5 @@ def _check_after(
         path=path,
         diff=unified_diff(path, found.text, after_text),
         backup=backup,
+        notes=notes,
     )

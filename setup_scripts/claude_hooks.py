@@ -41,7 +41,20 @@ the old content with only driftguard's entries changed; ``--dry-run`` shows the 
 file is backed up, written atomically with its own permission bits and re-read. What
 install created — the file, the ``hooks`` object, an event's list — goes into the setup
 ledger, so that ``--uninstall`` removes exactly that again (without the ledger it removes
-only driftguard's groups and status line, leaving empty lists).
+only driftguard's groups and status line, leaving empty lists). A file without any write
+permission bit is refused as read-only.
+
+**What a plain ``driftguard setup --uninstall`` says.** It removes the server entries
+only, as asked (``--uninstall`` removes exactly the entry, design §8, and install added
+the hooks only with ``--hooks``); but hooks and a status line left behind would run a
+missing ``driftguard`` after every turn once the package is uninstalled, so
+:func:`left_behind` reports them as ``still installed``, with the command that removes
+them. A status line that wraps the user's own command through
+``driftguard statusline --wrap`` is the user's edit: no uninstall rewrites it, both
+point at the command to set back.
+
+Report lines are labelled ``claude_code hooks`` (:data:`LABEL`), apart from the server's
+``claude_code`` line.
 """
 
 from __future__ import annotations
@@ -51,7 +64,7 @@ import json
 import os
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -71,6 +84,7 @@ from driftguard.setup_scripts._safe_edit import (
     Plan,
     ServersFormat,
     _write,
+    is_read_only,
     read_ledger,
     unified_diff,
 )
@@ -78,10 +92,12 @@ from driftguard.setup_scripts.claude_code import config_dir, installed
 
 __all__ = [
     "HOOK_EVENTS",
+    "LABEL",
     "HookSpec",
     "hook_group",
     "is_our_group",
     "is_our_status_line",
+    "left_behind",
     "run",
     "settings_file",
     "status_line",
@@ -89,6 +105,9 @@ __all__ = [
 ]
 
 HOST: HostName = "claude_code"
+LABEL = "claude_code hooks"
+"""How the report names these results."""
+REMOVE_COMMAND = "driftguard setup --hooks --uninstall"
 HOOKS = "hooks"
 STATUS_LINE = "statusLine"
 
@@ -183,6 +202,29 @@ def is_our_status_line(value: Any) -> bool:
     return words is not None and _ours(words, ["statusline"])
 
 
+def _wrapped_command(value: Any) -> str | None:
+    """The user's own command that a ``statusLine`` runs through ``driftguard statusline
+    --wrap COMMAND`` (``""`` for any other ``driftguard statusline`` with more words);
+    ``None`` for every other status line, driftguard's plain one included."""
+    words = _words(value)
+    if words is None or len(words) <= 2 or not _ours(words[:2], ["statusline"]):
+        return None
+    if len(words) == 4 and words[2] == "--wrap":
+        return words[3]
+    if len(words) == 3 and words[2].startswith("--wrap="):
+        return words[2].removeprefix("--wrap=")
+    return ""
+
+
+def _wrapped_note(value: Any) -> str | None:
+    theirs = _wrapped_command(value)
+    if theirs is None:
+        return None
+    if theirs:
+        return f"your statusLine still runs driftguard; set its command back to: {theirs}"
+    return "your statusLine still runs driftguard statusline; change or remove it yourself"
+
+
 # --- reading ---------------------------------------------------------------------------
 
 
@@ -264,7 +306,7 @@ def _want(value: Mapping[str, Any], request: SetupRequest, outcome: _Outcome) ->
                 outcome.updated.append(STATUS_LINE)
             else:
                 outcome.differing.append(STATUS_LINE)
-        else:
+        elif _wrapped_command(existing) is None:  # a wrap line shows the drift already
             outcome.notes.append(_their_status_line_note(existing, request.command))
         return wanted
     if isinstance(hooks, dict):
@@ -276,6 +318,9 @@ def _want(value: Mapping[str, Any], request: SetupRequest, outcome: _Outcome) ->
     if is_our_status_line(wanted.get(STATUS_LINE)):
         del wanted[STATUS_LINE]
         outcome.removed.append(STATUS_LINE)
+    note = _wrapped_note(wanted.get(STATUS_LINE))
+    if note is not None:
+        outcome.notes.append(note)
     return wanted
 
 
@@ -490,7 +535,49 @@ def _detail(outcome: _Outcome, shown: str) -> str:
 
 
 def run(request: SetupRequest) -> HostResult:
-    """Install or uninstall the status line and hooks in Claude Code's user settings."""
+    """Install or uninstall the status line and hooks in Claude Code's user settings; the
+    result is labelled :data:`LABEL`."""
+    return replace(_run(request), label=LABEL)
+
+
+def left_behind() -> HostResult | None:
+    """A ``still installed`` result when Claude Code's settings still run driftguard —
+    its hooks or status line, or a status line wrapping the user's — for a plain
+    ``--uninstall`` to report (module doc); ``None`` when they do not, or when the file
+    cannot be read (nothing is known then, and nothing was touched)."""
+    if not installed():
+        return None
+    path = settings_file()
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    try:
+        value = _parse(target.read_text(encoding="utf-8")).value
+    except (OSError, UnicodeDecodeError, _Refused):
+        return None
+    hooks = value.get(HOOKS)
+    ours: list[str] = []
+    if isinstance(hooks, dict):
+        for spec in HOOK_EVENTS:
+            groups = hooks.get(spec.event)
+            if isinstance(groups, list) and any(is_our_group(g, spec) for g in groups):
+                ours.append(spec.event)
+    if is_our_status_line(value.get(STATUS_LINE)):
+        ours.append(STATUS_LINE)
+    shown = display_path(path)
+    note = _wrapped_note(value.get(STATUS_LINE))
+    notes: tuple[str, ...] = ()
+    if ours:
+        detail = f"{', '.join(ours)} in {shown}; remove them with: {REMOVE_COMMAND}"
+        notes = () if note is None else (note,)
+    elif note is not None:
+        theirs = _wrapped_command(value.get(STATUS_LINE))
+        what = f"set its command back to: {theirs}" if theirs else "change or remove it yourself"
+        detail = f"statusLine runs driftguard in {shown}; {what}"
+    else:
+        return None
+    return HostResult(HOST, "still installed", detail, path=path, notes=notes, label=LABEL)
+
+
+def _run(request: SetupRequest) -> HostResult:
     if not installed():
         return not_installed(HOST, config_dir())
     path = settings_file()
@@ -529,6 +616,8 @@ def run(request: SetupRequest) -> HostResult:
             HOST, status, detail, ok=ok, path=path, notes=notes, dry_run=request.dry_run
         )
 
+    if original is not None and is_read_only(target):
+        return stop("refused", f"{shown} is read-only; nothing changed", False)
     made = read_ledger().get(ledger_key, frozenset())
     if text is None:
         new: str | None = _jsonc.render_document(wanted)

@@ -16,11 +16,17 @@ left alone. The edit is the comment-preserving splice of
 The entry: ``{"command": "<abs>/driftguard", "args": ["serve"],
 "env": {"DRIFTGUARD_HOST": "gemini_cli"}}``. Gemini starts stdio servers only in trusted
 folders ("uses stdio transport but current folder is not trusted"), which the report
-notes.
+notes with the two ways that work in Gemini CLI 0.61.0 (which has no ``trust``
+subcommand, whatever that message says): trust the folder when Gemini asks, or add it
+to ``trustedFolders.json`` — ``{"<abs folder>": "TRUST_FOLDER"}`` (real-clis.md §2) —
+which lives in the same root folder (``Storage.getTrustedFoldersPath`` in its bundle,
+moved by ``GEMINI_CLI_TRUSTED_FOLDERS_PATH``).
 """
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +35,22 @@ from driftguard.setup_scripts._base import (
     HostName,
     HostResult,
     SetupRequest,
+    display_path,
     not_installed,
     server_env,
     stdio_matches,
 )
 from driftguard.setup_scripts._safe_edit import JsonServers, edit_servers_file
 
-__all__ = ["installed", "matches", "run", "server_entry", "settings_file"]
+__all__ = [
+    "installed",
+    "matches",
+    "run",
+    "server_entry",
+    "settings_file",
+    "trust_note",
+    "trusted_folders_file",
+]
 
 HOST: HostName = "gemini_cli"
 _FORMAT = JsonServers(comments=True)
@@ -51,6 +66,23 @@ def settings_file(project: Path | None = None) -> Path:
     if project is not None:
         return project / ".gemini" / "settings.json"
     return gemini_root() / "settings.json"
+
+
+def trusted_folders_file() -> Path:
+    """Where Gemini CLI keeps the folders the user trusts."""
+    configured = os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH", "").strip()
+    return Path(configured).expanduser() if configured else gemini_root() / "trustedFolders.json"
+
+
+def trust_note(project: Path | None) -> str:
+    """The note that Gemini CLI starts stdio servers only in trusted folders, and how to
+    trust one (``project``'s path when given)."""
+    folder = str(project) if project is not None else "/abs/project/folder"
+    return (
+        "Gemini CLI starts stdio servers only in trusted folders: trust the folder when "
+        f"Gemini asks, or add it to {display_path(trusted_folders_file())} as "
+        f"{json.dumps({folder: 'TRUST_FOLDER'}, ensure_ascii=False)}"
+    )
 
 
 def server_entry(command: str) -> dict[str, Any]:
@@ -69,7 +101,7 @@ def run(request: SetupRequest) -> HostResult:
         return not_installed(HOST, gemini_root())
     notes: tuple[str, ...] = ()
     if request.action == "install":
-        notes = ("Gemini CLI starts stdio servers only in trusted folders (`gemini trust`)",)
+        notes = (trust_note(request.project),)
     return edit_servers_file(
         HOST,
         settings_file(request.project),

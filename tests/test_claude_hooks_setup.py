@@ -145,8 +145,9 @@ def test_uninstall_without_the_ledger_removes_only_driftguards_entries(
 def test_a_wrapped_status_line_is_the_users_and_survives_uninstall(claude_dir: Path) -> None:
     wrapped = {"type": "command", "command": f"{COMMAND} statusline --wrap 'my-status'"}
     (claude_dir / "settings.json").write_text(json.dumps({"statusLine": wrapped}), "utf-8")
-    install()
+    result = install()
     assert settings(claude_dir)["statusLine"] == wrapped
+    assert result.notes == ()  # it shows the drift already: no advice to wrap it again
     uninstall()
     assert settings(claude_dir) == {"statusLine": wrapped}
 
@@ -249,7 +250,9 @@ def test_cli_setup_hooks_dry_run_reports_the_hooks_and_writes_nothing(
     assert main(["setup", "--hooks", "--dry-run", "--host", "claude_code"]) == 0
     out = capsys.readouterr().out
     hooks_line = next(line for line in out.splitlines() if "settings.json" in line)
-    assert hooks_line.startswith("claude_code: would add (added SessionStart, UserPromptSubmit")
+    assert hooks_line.startswith(
+        "claude_code hooks: would add (added SessionStart, UserPromptSubmit"
+    )
     assert "hook session-start" in out
     assert not (claude_dir / "settings.json").exists()
 
@@ -261,3 +264,128 @@ def test_cli_setup_hooks_has_no_project_scope(
 
     assert main(["setup", "--hooks", "--project", str(tmp_path)]) == 2
     assert "no project scope" in capsys.readouterr().err
+
+
+# --- what plain `setup --uninstall` says about the hooks (review of issue #5) ---
+
+STILL_INSTALLED = (
+    "claude_code hooks: still installed (SessionStart, UserPromptSubmit, Stop, statusLine "
+    "in ~/.claude/settings.json; remove them with: driftguard setup --hooks --uninstall)"
+)
+
+
+@pytest.fixture
+def cli(claude_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``driftguard setup`` through the command line, with no ``claude`` on PATH; returns
+    the settings file."""
+    monkeypatch.setattr("shutil.which", lambda _name: None)
+    return claude_dir / "settings.json"
+
+
+def _main(*args: str) -> int:
+    from driftguard.cli import main
+
+    return main(["setup", *args])
+
+
+def test_plain_uninstall_says_the_hooks_are_still_installed_and_leaves_them(
+    cli: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _main("--hooks") == 0
+    installed = cli.read_bytes()
+    capsys.readouterr()
+
+    assert _main("--uninstall") == 0
+
+    assert cli.read_bytes() == installed  # only what was asked: the server entries
+    out = capsys.readouterr().out
+    assert STILL_INSTALLED in out.splitlines()
+    assert "claude_code: removed (~/.claude.json)" in out
+
+
+def test_the_suggested_hooks_uninstall_then_removes_them_on_its_own(
+    cli: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _main("--hooks") == 0
+    assert _main("--uninstall") == 0
+    capsys.readouterr()
+
+    assert _main("--hooks", "--uninstall") == 0
+
+    assert not cli.exists()  # install created it
+    out = capsys.readouterr().out
+    assert "still installed" not in out
+    assert "claude_code: not present (~/.claude.json)" in out
+    assert (
+        "claude_code hooks: removed (removed SessionStart, UserPromptSubmit, Stop, statusLine "
+        "in ~/.claude/settings.json)"
+    ) in out
+    assert _main("--uninstall") == 0
+    assert "hooks" not in capsys.readouterr().out
+
+
+def test_hooks_uninstall_alone_removes_everything_in_one_run(
+    cli: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _main("--hooks") == 0
+    assert _main("--hooks", "--uninstall") == 0
+    assert not cli.exists()
+    assert "still installed" not in capsys.readouterr().out
+
+
+def test_plain_uninstall_reports_hooks_of_another_driftguard_path_too(
+    cli: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    claude_hooks.run(SetupRequest(command=OLD_COMMAND))
+    assert _main("--uninstall", "--dry-run") == 0
+    assert STILL_INSTALLED in capsys.readouterr().out.splitlines()
+
+
+def test_plain_uninstall_of_other_hosts_or_a_project_says_nothing_about_the_hooks(
+    cli: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _main("--hooks") == 0
+    (cli.parent.parent / ".gemini").mkdir()
+    capsys.readouterr()
+    assert _main("--uninstall", "--host", "gemini_cli") == 0
+    assert _main("--uninstall", "--project", str(tmp_path)) == 0
+    assert "hooks" not in capsys.readouterr().out
+
+
+def test_plain_uninstall_without_hooks_says_nothing_about_them(
+    cli: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cli.write_text(USER_SETTINGS, encoding="utf-8")
+    assert _main("--uninstall") == 0
+    assert "hooks" not in capsys.readouterr().out
+
+
+def test_uninstall_points_at_a_status_line_that_still_wraps_driftguard(
+    cli: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wrapped = {"type": "command", "command": f"{COMMAND} statusline --wrap '~/bin/mine.sh'"}
+    cli.write_text(json.dumps({"statusLine": wrapped}), encoding="utf-8")
+
+    assert _main("--uninstall") == 0
+    out = capsys.readouterr().out
+    assert (
+        "claude_code hooks: still installed (statusLine runs driftguard in "
+        "~/.claude/settings.json; set its command back to: ~/bin/mine.sh)"
+    ) in out.splitlines()
+
+    assert _main("--hooks", "--uninstall") == 0
+    assert settings(cli.parent) == {"statusLine": wrapped}  # the user's edit: theirs to undo
+    note = "note: your statusLine still runs driftguard; set its command back to: ~/bin/mine.sh"
+    assert note in capsys.readouterr().out
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permission bits")
+def test_a_read_only_settings_file_is_refused(claude_dir: Path) -> None:
+    path = claude_dir / "settings.json"
+    path.write_text(USER_SETTINGS, encoding="utf-8")
+    path.chmod(0o444)
+    result = install()
+    assert (result.status, result.ok) == ("refused", False)
+    assert result.detail == "~/.claude/settings.json is read-only; nothing changed"
+    assert path.read_text(encoding="utf-8") == USER_SETTINGS
+    assert backups(claude_dir) == []

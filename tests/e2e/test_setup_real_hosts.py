@@ -154,7 +154,14 @@ def test_real_claude_keeps_a_differing_entry_until_update_replaces_it(
     claude = real_cli("claude")
     (isolated_home / ".claude").mkdir()
     env = _env(isolated_home, fake_model.url, {claude.parent})
-    stale = {"type": "stdio", "command": "/gone/venv/bin/driftguard", "args": ["serve"]}
+    # A key of the user's that Claude Code knows (a tool-call timeout in ms, mcp-and-hosts.md
+    # §3.1): --update keeps it.
+    stale = {
+        "type": "stdio",
+        "command": "/gone/venv/bin/driftguard",
+        "args": ["serve"],
+        "timeout": 20000,
+    }
     added = run_cli(
         [claude, "mcp", "add-json", "--scope", "user", "driftguard", json.dumps(stale)],
         cwd=isolated_home,
@@ -177,3 +184,11 @@ def test_real_claude_keeps_a_differing_entry_until_update_replaces_it(
     assert line is not None
     assert f"{driftguard_command()} serve" in line
     assert line.rstrip().endswith("Connected")
+    config = json.loads((isolated_home / ".claude.json").read_text(encoding="utf-8"))
+    assert config["mcpServers"]["driftguard"] == {
+        "type": "stdio",
+        "command": driftguard_command(),
+        "args": ["serve"],
+        "env": {"DRIFTGUARD_HOST": "claude_code"},
+        "timeout": 20000,
+    }

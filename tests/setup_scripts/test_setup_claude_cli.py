@@ -43,7 +43,10 @@ elif args[1] == "add-json":
     if args[4] in servers:
         print(f"MCP server {args[4]} already exists in user config", file=sys.stderr)
         sys.exit(1)
-    servers[args[4]] = json.loads(args[5])
+    entry = json.loads(args[5])
+    for key in os.environ.get("FAKE_CLAUDE_STRIP", "").split(","):
+        entry.pop(key, None)  # the real one drops keys it does not know
+    servers[args[4]] = entry
 elif args[1] == "remove":
     servers.pop(args[4])
 config["migrationVersion"] = 13
@@ -218,3 +221,59 @@ def test_project_scope_edits_mcp_json_without_claude(claude_log: Path, tmp_path:
     assert _calls(claude_log) == []
     written = json.loads((project / ".mcp.json").read_text(encoding="utf-8"))
     assert written == {"mcpServers": {"driftguard": _entry()}}
+
+
+def test_update_through_claude_keeps_the_users_keys_and_variables(
+    claude_log: Path, isolated_home: Path
+) -> None:
+    old = {
+        **_entry("/old/bin/driftguard"),
+        "timeout": 20000,
+        "env": {HOST_ENV: "claude_code", "DRIFTGUARD_HOME": "/srv/drift"},
+    }
+    config = {**ORIGINAL, "mcpServers": {"driftguard": old}}
+    (isolated_home / ".claude.json").write_text(json.dumps(config), encoding="utf-8")
+
+    assert main(["setup", "--host", "claude_code", "--update"]) == 0
+
+    expected = {**old, "command": find_console_script()}
+    assert json.loads(_calls(claude_log)[-1][5]) == expected
+    assert _config(isolated_home)["mcpServers"]["driftguard"] == expected
+
+
+def test_keys_claude_drops_on_update_are_named_in_a_note(
+    claude_log: Path,
+    isolated_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    old = {**_entry("/old/bin/driftguard"), "timeout": 20000, "color": "blue"}
+    config = {**ORIGINAL, "mcpServers": {"driftguard": old}}
+    (isolated_home / ".claude.json").write_text(json.dumps(config), encoding="utf-8")
+    monkeypatch.setenv("FAKE_CLAUDE_STRIP", "color")
+
+    assert main(["setup", "--host", "claude_code", "--update"]) == 0
+
+    assert _config(isolated_home)["mcpServers"]["driftguard"] == {
+        **_entry(),
+        "timeout": 20000,
+    }
+    out = capsys.readouterr().out
+    assert (
+        "note: `claude mcp add-json` did not keep these keys of your driftguard entry: color "
+        "(the backup has them)"
+    ) in out
+
+
+def test_a_read_only_claude_json_is_refused_without_running_claude(
+    claude_log: Path, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = isolated_home / ".claude.json"
+    path.chmod(0o444)
+    assert main(["setup", "--host", "claude_code"]) == 1
+    assert _calls(claude_log) == []
+    assert json.loads(path.read_text(encoding="utf-8")) == ORIGINAL
+    assert (
+        "claude_code: refused (~/.claude.json is read-only; nothing changed)"
+        in capsys.readouterr().out
+    )

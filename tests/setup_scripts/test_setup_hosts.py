@@ -336,7 +336,9 @@ def test_a_codex_table_is_updated_in_place_of_the_old_one(isolated_home: Path) -
     )
     assert _setup("--update") == 0
     config = tomllib.loads(path.read_text(encoding="utf-8"))
-    assert config["mcp_servers"] == {"driftguard": _expected_entry("codex_cli")}
+    entry = _expected_entry("codex_cli")
+    entry["env"] = {"X": "1", **entry["env"]}  # the user's variable stays
+    assert config["mcp_servers"] == {"driftguard": entry}
     assert config["profiles"] == {"a": {"model": "m"}}
     assert "# profiles\n[profiles.a]" in path.read_text(encoding="utf-8")
 
@@ -586,3 +588,244 @@ def test_each_entry_names_the_console_script_by_absolute_path(isolated_home: Pat
 
 def test_the_cli_host_choices_are_the_setup_hosts() -> None:
     assert SETUP_HOSTS == HOST_NAMES
+
+
+# --- read-only files, --update with the user's keys, notes, backups (review of issue #4) ---
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permission bits")
+@pytest.mark.parametrize("host", HOSTS)
+def test_a_read_only_config_is_refused_and_the_other_hosts_are_still_done(
+    host: str, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Tests run as root here, which os.access lets write anything: the mode bits decide.
+    install_fixture_home(isolated_home)
+    path = isolated_home / HOST_FILES[host]
+    path.chmod(0o444)
+    before = snapshot(isolated_home)
+
+    assert _setup() == 1
+
+    assert snapshot(isolated_home)[HOST_FILES[host]] == before[HOST_FILES[host]]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o444
+    assert not list(path.parent.glob(f"{path.name}.driftguard-backup-*"))
+    lines = _host_lines(capsys.readouterr().out)
+    assert lines[host] == f"refused (~/{HOST_FILES[host]} is read-only; nothing changed)"
+    for other in HOSTS:
+        if other != host:
+            assert lines[other].startswith("added ("), lines[other]
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permission bits")
+def test_a_read_only_config_is_refused_by_uninstall_and_by_a_dry_run(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    assert _setup("--host", "cursor") == 0
+    path = isolated_home / HOST_FILES["cursor"]
+    path.chmod(0o400)
+    installed = path.read_bytes()
+    capsys.readouterr()
+
+    assert _setup("--host", "cursor", "--uninstall", "--dry-run") == 1
+    assert _setup("--host", "cursor", "--uninstall") == 1
+
+    assert path.read_bytes() == installed
+    out = capsys.readouterr().out
+    assert out.count("cursor: refused (~/.cursor/mcp.json is read-only; nothing changed)") == 2
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permission bits")
+def test_a_read_only_config_that_needs_no_change_is_fine(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    assert _setup("--host", "gemini_cli") == 0
+    (isolated_home / HOST_FILES["gemini_cli"]).chmod(0o444)
+    capsys.readouterr()
+    assert _setup("--host", "gemini_cli") == 0
+    assert _host_lines(capsys.readouterr().out)["gemini_cli"].startswith("already present")
+
+
+OLD = "/home/dev/old-venv/bin/driftguard"
+
+USER_ENTRIES: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
+    # host: (the file with an old driftguard entry the user extended, that entry as the
+    # user wrote it, text that must survive --update)
+    "claude_code": (
+        '{\n  "numStartups": 3,\n  "mcpServers": {\n    "driftguard": {\n'
+        f'      "type": "stdio",\n      "command": "{OLD}",\n      "args": ["serve"],\n'
+        '      "timeout": 5000,\n      "alwaysLoad": true\n    }\n  }\n}\n',
+        {"type": "stdio", "command": OLD, "args": ["serve"], "timeout": 5000, "alwaysLoad": True},
+        ('"numStartups": 3',),
+    ),
+    "gemini_cli": (
+        '{\n  "mcpServers": {\n    "driftguard": {\n'
+        f'      "command": "{OLD}",\n      "args": ["serve"],\n'
+        '      "trust": true, // no confirmations for the drift tools\n'
+        '      "env": {"DRIFTGUARD_HOST": "gemini_cli", "DRIFTGUARD_HOME": "/srv/drift"}\n'
+        "    }\n  }\n}\n",
+        {
+            "command": OLD,
+            "args": ["serve"],
+            "trust": True,
+            "env": {"DRIFTGUARD_HOST": "gemini_cli", "DRIFTGUARD_HOME": "/srv/drift"},
+        },
+        ("// no confirmations for the drift tools",),
+    ),
+    "codex_cli": (
+        '[mcp_servers.driftguard]\n# mine\ncommand = "driftguard"\nargs = ["serve", "-v"]\n'
+        "startup_timeout_sec = 30  # slow disk\n\n"
+        '[mcp_servers.driftguard.env]\nDRIFTGUARD_HOME = "/srv/drift"\n\n'
+        '# profiles\n[profiles.a]\nmodel = "m"\n',
+        {
+            "command": "driftguard",
+            "args": ["serve", "-v"],
+            "startup_timeout_sec": 30,
+            "env": {"DRIFTGUARD_HOME": "/srv/drift"},
+        },
+        ("startup_timeout_sec = 30  # slow disk", "# mine\n", "# profiles\n[profiles.a]"),
+    ),
+    "cursor": (
+        json.dumps(
+            {
+                "mcpServers": {
+                    "driftguard": {
+                        "command": OLD,
+                        "args": ["serve"],
+                        "timeout": 5,
+                        "env": {"DRIFTGUARD_HOST": "old-name", "PYTHONWARNINGS": "ignore"},
+                    }
+                }
+            },
+            indent=2,
+        )
+        + "\n",
+        {
+            "command": OLD,
+            "args": ["serve"],
+            "timeout": 5,
+            "env": {"DRIFTGUARD_HOST": "old-name", "PYTHONWARNINGS": "ignore"},
+        },
+        (),
+    ),
+}
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_update_replaces_only_command_args_and_driftguards_variable_keeping_the_users_keys(
+    host: str, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text, users_entry, kept = USER_ENTRIES[host]
+    path = isolated_home / HOST_FILES[host]
+    path.parent.mkdir(exist_ok=True)
+    (isolated_home / ".claude").mkdir(exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+    assert _setup("--host", host) == 1  # differs: kept until --update
+    assert _setup("--host", host, "--update") == 0
+
+    wanted = _expected_entry(host)
+    expected = {**users_entry, **{k: v for k, v in wanted.items() if k != "env"}}
+    expected["env"] = {**users_entry.get("env", {}), **wanted["env"]}
+    assert _servers(isolated_home, host) == {"driftguard": expected}
+    after = path.read_text(encoding="utf-8")
+    for piece in kept:
+        assert piece in after
+    assert _host_lines(capsys.readouterr().out)[host] == f"updated (~/{HOST_FILES[host]})"
+    # The updated entry is what this install writes: a third run changes nothing.
+    assert _setup("--host", host) == 0
+
+
+def test_update_replaces_an_entry_of_another_transport_as_a_whole(isolated_home: Path) -> None:
+    # A URL entry's keys (url, headers) would make a stdio entry invalid next to `command`.
+    (isolated_home / ".cursor").mkdir()
+    old = {"url": "http://127.0.0.1:9000/mcp", "headers": {"Authorization": "Bearer x"}}
+    path = isolated_home / ".cursor" / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"driftguard": old}}), encoding="utf-8")
+    assert _setup("--host", "cursor", "--update") == 0
+    assert _servers(isolated_home, "cursor") == {"driftguard": _expected_entry("cursor")}
+
+
+def test_the_gemini_note_says_how_to_trust_a_folder(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (isolated_home / ".gemini").mkdir()
+    assert _setup("--host", "gemini_cli", "--dry-run") == 0
+    out = capsys.readouterr().out
+    assert "gemini trust" not in out
+    assert (
+        "note: Gemini CLI starts stdio servers only in trusted folders: trust the folder when "
+        "Gemini asks, or add it to ~/.gemini/trustedFolders.json as "
+        '{"/abs/project/folder": "TRUST_FOLDER"}'
+    ) in out
+
+    project = tmp_path / "shop"
+    project.mkdir()
+    assert _setup("--host", "gemini_cli", "--project", str(project)) == 0
+    note = json.dumps({str(project): "TRUST_FOLDER"})
+    assert f"add it to ~/.gemini/trustedFolders.json as {note}" in capsys.readouterr().out
+
+
+def test_the_claude_json_note_checks_without_undoing_an_uninstall(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    assert _setup("--host", "claude_code") == 0
+    install_note = capsys.readouterr().out
+    assert "close running Claude Code sessions first" in install_note
+    assert "then check with `driftguard setup --dry-run`" in install_note
+
+    assert _setup("--host", "claude_code", "--uninstall") == 0
+
+    out = capsys.readouterr().out
+    assert "rerun `driftguard setup`" not in out
+    assert "then check with `driftguard setup --uninstall --dry-run`" in out
+    assert "(it should say: not present)" in out
+
+
+def _backups(path: Path) -> list[str]:
+    return sorted(p.name for p in path.parent.glob(f"{path.name}.driftguard-backup-*"))
+
+
+def test_only_the_newest_three_backups_driftguard_made_are_kept(isolated_home: Path) -> None:
+    install_fixture_home(isolated_home)
+    path = isolated_home / ".cursor" / "mcp.json"
+    folder = path.parent
+    ours = [f"mcp.json.driftguard-backup-2024010{day}T000000Z" for day in range(1, 6)]
+    ours.append("mcp.json.driftguard-backup-20240105T000000Z-2")  # same second, later
+    theirs = [
+        "mcp.json.driftguard-backup-keep-me",  # not a name driftguard writes
+        "mcp.json.driftguard-backup-20240101T000000Z.txt",
+        "mcp.json.bak",
+        "other.json.driftguard-backup-20240101T000000Z",
+    ]
+    for name in ours + theirs:
+        (folder / name).write_text("{}", encoding="utf-8")
+    theirs.append("mcp.json.driftguard-backup-20240101T000001Z")
+    (folder / theirs[-1]).mkdir()  # not a file: kept
+
+    assert _setup("--host", "cursor") == 0
+
+    left = sorted(p.name for p in folder.iterdir())
+    new = [name for name in _backups(path) if name not in ours + theirs]
+    assert len(new) == 1
+    kept_ours = [
+        "mcp.json.driftguard-backup-20240105T000000Z",
+        "mcp.json.driftguard-backup-20240105T000000Z-2",
+    ]
+    assert left == sorted(["mcp.json", *new, *kept_ours, *theirs])
+
+
+def test_repeated_setups_never_leave_more_than_three_backups_of_a_file(
+    isolated_home: Path,
+) -> None:
+    install_fixture_home(isolated_home)
+    path = isolated_home / HOST_FILES["gemini_cli"]
+    for _ in range(4):
+        assert _setup("--host", "gemini_cli") == 0
+        assert _setup("--host", "gemini_cli", "--uninstall") == 0
+    backups = _backups(path)
+    assert len(backups) == 3
+    # The newest is the file as it was before the last uninstall: with driftguard in it.
+    assert "driftguard" in (path.parent / backups[-1]).read_text(encoding="utf-8")

@@ -212,3 +212,118 @@ def test_toml_install_then_uninstall_is_the_identity(document: tuple[dict[str, A
     assert installed.count("# a comment") == text.count("# a comment")
     assert tomllib.loads(restored) == parsed
     assert restored == text
+
+
+# ------------------------------------------------------- --update keeps the user's keys
+
+OWN_KEYS = ("command", "args", "env")
+UPDATE = SetupRequest(command=ENTRY["command"], update=True)
+
+
+def _updated(fmt: ServersFormat, text: str, suffix: str) -> str:
+    """Run ``--update`` on a file holding ``text``; the text written."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"config{suffix}"
+        path.write_bytes(text.encode("utf-8"))
+
+        def matches(existing: Any) -> bool:
+            return stdio_matches(existing, ENTRY)
+
+        result = edit_servers_file("gemini_cli", path, fmt, UPDATE, ENTRY, matches=matches)
+        assert result.status == "updated", result
+        return path.read_bytes().decode("utf-8")
+
+
+def _merged(users: dict[str, Any]) -> dict[str, Any]:
+    """What --update must make of the user's entry: driftguard's keys and variable set,
+    everything else kept."""
+    merged = {**users, "command": ENTRY["command"], "args": ENTRY["args"]}
+    merged["env"] = {**users.get("env", {}), **ENTRY["env"]}
+    return merged
+
+
+@st.composite
+def json_user_entries(draw: st.DrawFn) -> dict[str, Any]:
+    """An older driftguard entry the user extended: another path, maybe other args, keys
+    and variables of their own."""
+    extra = draw(st.dictionaries(json_keys.filter(lambda k: k not in OWN_KEYS), json_values))
+    entry: dict[str, Any] = {"command": "/old/venv/bin/driftguard", **extra}
+    if draw(st.booleans()):
+        entry["args"] = draw(st.lists(st.text(max_size=5), max_size=2))
+    if draw(st.booleans()):
+        entry["env"] = draw(st.dictionaries(json_keys, st.text(max_size=4), max_size=3))
+    return entry
+
+
+@SETTINGS
+@given(
+    config=json_configs(),
+    users=json_user_entries(),
+    indent=st.sampled_from([None, "  ", "\t"]),
+    comments=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_json_update_keeps_every_key_and_comment_the_user_added(
+    config: dict[str, Any],
+    users: dict[str, Any],
+    indent: str | None,
+    comments: bool,
+    seed: int,
+) -> None:
+    config.setdefault("mcpServers", {})["driftguard"] = users
+    rnd = random.Random(seed) if comments else None
+    text = dump_json(config, indent, rnd) + "\n"
+
+    updated = _updated(JsonServers(comments=comments), text, ".json")
+
+    expected = json.loads(json.dumps(config))
+    expected["mcpServers"]["driftguard"] = _merged(users)
+    assert parse_jsonc(updated, comments=comments).value == expected
+    for comment in ("// note", "/* note */", " // tail", "/* after */"):
+        assert updated.count(comment) == text.count(comment)
+
+
+toml_user_keys = toml_keys.filter(lambda k: k not in OWN_KEYS)
+
+
+@SETTINGS
+@given(
+    document=toml_documents(),
+    extra=st.dictionaries(toml_user_keys, toml_values, max_size=3),
+    env=st.none() | st.dictionaries(toml_keys, st.text(max_size=4), max_size=3),
+    env_table=st.booleans(),
+)
+def test_toml_update_keeps_every_key_and_comment_the_user_added(
+    document: tuple[dict[str, Any], str],
+    extra: dict[str, Any],
+    env: dict[str, str] | None,
+    env_table: bool,
+) -> None:
+    _, text = document
+    users: dict[str, Any] = {"command": "driftguard", "args": ["serve", "-v"], **extra}
+    if env is not None:
+        users["env"] = env
+    table: dict[str, Any] = {k: v for k, v in users.items() if k != "env"}
+    block = tomlkit.dumps({"mcp_servers": {"driftguard": table}})
+    if env is not None:
+        # the user's variables as a [mcp_servers.driftguard.env] table or an inline table
+        if env_table:
+            block += "\n" + tomlkit.dumps({"mcp_servers": {"driftguard": {"env": env}}})
+        else:
+            inline = tomlkit.inline_table()
+            inline.update(env)
+            block = block.replace(
+                "[mcp_servers.driftguard]\n",
+                f"[mcp_servers.driftguard]\nenv = {inline.as_string()}\n",
+                1,
+            )
+    text = text + ("\n" if text and not text.endswith("\n") else "") + "# mine\n" + block
+    assert tomllib.loads(text)["mcp_servers"]["driftguard"] == users
+
+    updated = _updated(TomlServers(), text, ".toml")
+
+    expected = tomllib.loads(text)
+    expected["mcp_servers"]["driftguard"] = _merged(users)
+    assert tomllib.loads(updated) == expected
+    assert updated.count("# a comment") == text.count("# a comment")
+    assert "# mine" in updated
