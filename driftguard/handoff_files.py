@@ -1,8 +1,11 @@
 """The handoff loop on disk: a session saves its handoff in the project, the next session
 starts with it (issue #5 item 4).
 
-Files, in ``<project>/.driftguard/`` (created with a ``.gitignore`` holding ``*``, so
-nothing in it is ever committed; an existing ``.gitignore`` is left as it is)::
+Files, in ``<project>/.driftguard/`` (created with mode ``0o700`` and a ``.gitignore``
+holding ``*``, so nothing in it is ever committed; an existing folder or ``.gitignore`` is
+left as it is). Every file is written with mode ``0o600`` (readable by the user only, as
+driftguard's history and cache files): a file written over an older one gets that mode
+too, since it replaces it::
 
     handoff.md        the handoff: the pre-filled draft of design §6 (five sections,
                       secrets already gated), which the model then completes in place
@@ -65,8 +68,11 @@ CONTEXT_CHARS: Final = 9_000
 """Characters of ``handoff.md`` put into the next session's context. Claude Code moves
 ``additionalContext`` over 10,000 characters into a file (mcp-and-hosts.md §4.2); this keeps
 the handoff itself, with its header, in the context."""
-_FILE_MODE: Final = 0o644
-"""Mode of the files in the project (the umask applies): ordinary project files."""
+_FILE_MODE: Final = 0o600
+"""Mode of the handoff files: readable by the user only, like driftguard's history and
+cache files (the draft quotes the transcript; its secrets are gated, its prose is not)."""
+_DIR_MODE: Final = 0o700
+"""Mode of ``.driftguard/`` when driftguard creates it (an existing folder is left as it is)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +126,7 @@ def _iso(ts: float) -> str:
 
 
 def _ensure_folder(files: HandoffFiles) -> None:
-    files.folder.mkdir(parents=True, exist_ok=True)
+    files.folder.mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
     if not files.gitignore.exists():
         write_atomic(
             files.gitignore,

@@ -10,14 +10,16 @@ file path, an error line) and returns a :class:`GatedText`:
 - an excerpt that **holds credential-file contents** is dropped whole (``text`` is
   ``None``) and ``dropped_reason`` says what it looked like.
 
-Rules (issue #3 item 2), in priority order — when two rules find the same span the
-earlier one names it (``Authorization: Bearer eyJ…`` is a ``jwt``):
+Rules (issue #3 item 2, and the review of it), in priority order — when two rules find
+the same span the earlier one names it (``Authorization: Bearer eyJ…`` is a ``jwt``):
 
 ============================ ==================== ====================================
 rule id                      finds                secret span (what is replaced)
 ============================ ==================== ====================================
 ``private-key``              PEM private key      the whole block, BEGIN to END line
 ``aws-access-key``           ``AKIA``/``ASIA`` id the 20-character key id
+``aws-secret-key``           an AWS secret key    the 40-character secret (a longer
+                             name + 40 characters run whole)
 ``github-token``             ``ghp_`` … tokens    the token
 ``anthropic-key``            ``sk-ant-…``         the key
 ``openai-key``               ``sk-``/``sk-proj-`` the key
@@ -28,20 +30,63 @@ rule id                      finds                secret span (what is replaced)
                              ``Bearer``/``Basic``
 ``url-credentials``          ``scheme://u:p@h``   only the password (``p``)
 ``entropy-assignment``       ``name=value``       only the value
+``password``                 ``PASSWORD=value``   only the value, whatever its entropy
+``cli-password``             ``mysql -pPW``,      only the password
+                             ``curl -u user:PW``
 ============================ ==================== ====================================
 
-For the last three only the secret value is replaced, so the header, the user and host
-of a URL, or the variable's name stay readable (``DB_PASSWORD=[REDACTED:…]``). An
-assignment is ``name=value``, ``name: value``, ``name := value``, ``name => value``
-(quotes allowed around either) or a command-line flag ``--name value``; the name is one
-token containing key/secret/token/password (case-insensitive, so ``tokenizer`` counts,
-but its value must still be high-entropy — see :func:`is_high_entropy`). Spans found by
-several rules that overlap are merged into one marker, so no tail of a secret survives.
+For the rules from ``bearer-token`` on only the secret value is replaced, so the header,
+the user and host of a URL, or the variable's name stay readable
+(``DB_PASSWORD=[REDACTED:…]``).
+
+``aws-secret-key``: a name ``aws_secret_access_key`` / ``AWS_SECRET_ACCESS_KEY`` /
+``secret_access_key`` / ``SecretAccessKey`` (any case, ``_``/``-`` optional) followed,
+after any of ``=``, ``:``, quotes and blanks, by at least 40 characters of
+``[A-Za-z0-9/+=]`` that are not pure hex (a git commit hash) nor a mask (entropy ≤ 3 bits
+per character). So ``AWS_SECRET_ACCESS_KEY wJalr…``, ``aws configure set
+aws_secret_access_key wJalr…`` and ``"SecretAccessKey": "wJalr…"`` all count.
+
+``entropy-assignment``: a name — one token containing key/secret/token/password
+(case-insensitive, so ``tokenizer`` counts, but its value must still be high-entropy, see
+:func:`is_high_entropy`) — given a value by ``name=value``, ``name: value``, ``name :=
+value``, ``name => value`` (quotes allowed around either), a command-line flag ``--name
+value``, or blanks on the same line (``export GITHUB_TOKEN  value``, ``set
+aws_secret_access_key value``). In that last form the name must look like code — hold
+``_``, ``-``, ``.``, a digit, camelCase or two capitals (``GITHUB_TOKEN``,
+``clientSecret``) — so prose naming "the secret" or "Token" before a random word is left
+alone.
+
+``password``: a name with a word (split at ``_ - .`` and camelCase) containing
+``password``/``passwd``/``pwd``, or ending in the word ``pass`` (``DB_PASS``), given a
+value by ``=``, ``:``, ``:=``, ``=>`` (``==`` is a comparison), or a ``--password``,
+``--passwd``, ``--pass`` flag followed by its argument: the value is replaced whatever
+its length or entropy (``PGPASSWORD=hunter2``). The value is double-quoted (JSON escapes
+inside), quoted inside an escaped JSON string, single-quoted (all of it, blanks
+included), or unquoted (up to a blank, quote, ``;``, ``&``, ``|`` or backtick); at most
+256 characters. Not replaced: placeholders (``$VAR``, ``${VAR}``, ``$(cmd)``, ``%VAR%``,
+``<…>``, ``{…}``, only ``*`` or ``x``/``X``, empty), words that say no value (``None``,
+``null``, ``true``, ``false``, ``yes``, ``no``, ``on``, ``off``, ``str``, ``string``,
+``bytes``), names about a password rather than holding one (a word after it such as
+``file``, ``path``, ``length``, ``policy``, ``reset``, ``authentication``:
+``--password-file path``, ``POSTGRES_PASSWORD_FILE=…``, ``PasswordAuthentication=no``),
+and the shell's ``PWD``/``OLDPWD``.
+
+``cli-password``: ``mysql``/``mysqldump``/``mariadb`` (and their ``mysql…``/``mariadb…``
+tools) with the password attached to ``-p`` (``-pSECRET``, ``-p'…'``; a bare ``-p``
+prompts, so ``-p dbname`` is no password), and ``curl``/``wget`` ``-u user:pw``,
+``--user user:pw``, ``--user=user:pw`` (the password part only; a bare user prompts); in
+the same simple command (up to a newline, ``;``, ``&``, ``|``). Placeholders as above.
+
+Spans found by several rules that overlap are merged into one marker, so no tail of a
+secret survives.
 
 Sources of the patterns: private keys — RFC 7468 §2 (PEM labels), OpenSSH
 ``PROTOCOL.key`` (``OPENSSH PRIVATE KEY``), RFC 4880 §6.2 (``PGP PRIVATE KEY BLOCK``);
 AWS — IAM User Guide, "IAM identifiers", unique ID prefixes (``AKIA`` access key,
-``ASIA`` temporary STS key, 20 characters); GitHub — github.blog changelog 2021-03-04
+``ASIA`` temporary STS key, 20 characters), and "Managing access keys" (the secret access
+key, 40 characters; named ``aws_secret_access_key`` in the CLI's files,
+``AWS_SECRET_ACCESS_KEY`` in the environment, ``SecretAccessKey`` in STS responses);
+GitHub — github.blog changelog 2021-03-04
 "Authentication token format updates" and "Behind GitHub's new authentication token
 formats" (2021): ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` + ``[A-Za-z0-9_]``, up to 255
 characters, and ``github_pat_`` fine-grained tokens; Anthropic — Console API keys
@@ -51,27 +96,38 @@ characters, and ``github_pat_`` fine-grained tokens; Anthropic — Console API k
 Google — Cloud API keys, ``AIza`` + 35 of ``[A-Za-z0-9_-]``; JWT — RFC 7519 §3 and RFC 7515
 §7.1 (compact serialisation; ``{"`` encodes as ``eyJ``); Authorization — RFC 9110
 §11.6.2, RFC 6750 §2.1 (``b64token``), RFC 7617 (Basic); URL userinfo — RFC 3986
-§3.2.1; entropy — C. E. Shannon, "A Mathematical Theory of Communication" (1948).
+§3.2.1; entropy — C. E. Shannon, "A Mathematical Theory of Communication" (1948);
+command-line passwords — mysql(1) ``--password[=pw]``/``-p[pw]`` ("there must be no space
+between -p and the password"), curl(1) ``-u, --user <user:password>``, wget(1)
+``--user``/``--password``, openssl-passphrase-options(1) ``pass:password``.
 
 Whole-excerpt drops (credential-file contents; checked first, on the raw text):
 a **private key file** (the excerpt is nothing but one PEM private key block, as
 ``cat ~/.ssh/id_rsa`` prints it), an **incomplete private key block** (a BEGIN line without
 its END line or an END line without its BEGIN — the key cannot be delimited), an
 **AWS credentials file** (a ``[profile]`` section line and an ``aws_secret_access_key``
-line, as in ``~/.aws/credentials``) and a **.env dump** (at least
-:data:`DOTENV_SECRET_LINES` lines of the dotenv form ``NAME=value`` — no space before
-``=``, optional ``export`` — whose names contain key/secret/token/password/credential).
+line, as in ``~/.aws/credentials``) and a **.env dump**: lines of the dotenv form
+``NAME=value`` (no space before ``=``, optional ``export``), at least
+:data:`DOTENV_SECRET_LINES` of them with secret-ish names (containing
+key/secret/token/password/credential), or at least :data:`DOTENV_MIN_LINES` of them of
+which one has a secret-ish name or a value some rule above catches (``DATABASE_URL=
+postgres://u:pw@…``, ``SLACK=xoxb-…``). A secret-ish name counts only with a literal
+value (not ``$API_KEY``, ``<key>``, ``***``, ``false``: see ``password`` above). Code
+(``api_key = os.environ[…]``) is not dotenv; plain config (``DEBUG=1``, ``PORT=8080``) is
+not secret.
 
-Idempotence: text inside an existing ``[REDACTED:…]`` marker is never matched again, and
-the drop checks cannot newly fire on gated text (redaction only shortens lines and never
-writes a section line, a BEGIN/END line or ``NAME=``), so gating gated text changes
-nothing and reports no redactions.
+Idempotence: text inside an existing ``[REDACTED:…]`` marker is never matched again (nor
+is a marker's rule id taken for a password's name), and the drop checks cannot newly fire
+on gated text (redaction only shortens lines and never writes a section line, a
+BEGIN/END line or ``NAME=``; a kept excerpt with enough dotenv lines had no value a rule
+catches), so gating gated text changes nothing and reports no redactions.
 
 Pure functions, no I/O. Design reference: issue #3 item 2, design.md §6 (``get_handoff``).
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import math
 import re
@@ -80,6 +136,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = [
+    "DOTENV_MIN_LINES",
     "DOTENV_SECRET_LINES",
     "ENTROPY_MIN_BITS",
     "ENTROPY_MIN_LENGTH",
@@ -99,6 +156,8 @@ ENTROPY_MIN_BITS = 4.0
 """Shannon entropy a value must exceed, in bits per character (issue #3)."""
 DOTENV_SECRET_LINES = 2
 """Dotenv lines with secret-ish names from which an excerpt counts as a ``.env`` dump."""
+DOTENV_MIN_LINES = 3
+"""Dotenv lines from which one secret-ish name or one caught value makes a ``.env`` dump."""
 
 DIGEST_HEX = 8
 """Hex digits of the sha256 of the secret span kept in a marker."""
@@ -237,19 +296,200 @@ def _not_a_placeholder(span: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class _Rule:
     """One rule: each of ``patterns`` finds candidates whose group ``secret`` is the
-    secret span, and ``accept`` vets that span. ``skip_rejected``: a rejected match is
-    skipped whole (its value is one run: retrying inside it would cost quadratic time on
-    runs like ``key=key=key=…``), else the search retries one character further on (the
-    patterns start with a literal prefix, so that is cheap)."""
+    secret span, and ``accept`` vets the match (its ``secret``, and its ``name`` where
+    the pattern has one). ``skip_rejected``: a rejected match is skipped whole (its value
+    is one run: retrying inside it would cost quadratic time on runs like
+    ``key=key=key=…``), else the search retries one character further on (the patterns
+    start with a literal prefix or a bounded name, so that is cheap)."""
 
     rule: str
     patterns: tuple[re.Pattern[str], ...]
-    accept: Callable[[str], bool] | None = None
+    accept: Callable[[re.Match[str]], bool] | None = None
     skip_rejected: bool = False
+
+
+def _on_secret(check: Callable[[str], bool]) -> Callable[[re.Match[str]], bool]:
+    """An ``accept`` that vets the secret span alone."""
+    return lambda match: check(match.group("secret"))
+
+
+def _aws_secret(span: str) -> bool:
+    """Neither pure hex (a 40-digit git commit hash has AWS's length) nor a mask or
+    repeated filler (Shannon entropy ≤ 3 bits per character, e.g. ``xxxx…``)."""
+    return _HEX.fullmatch(span) is None and shannon_entropy(span) > 3.0
+
+
+_IDENTIFIER_SHAPE = re.compile(r"[_.0-9-]|[a-z][A-Z]|[A-Z]{2}")
+
+
+def _identifier_like(name: str) -> bool:
+    """A name as code or a shell writes it (``GITHUB_TOKEN``, ``clientSecret``,
+    ``api-key``, ``TOKEN``), not a word of prose (``secret``, ``Token``)."""
+    return _IDENTIFIER_SHAPE.search(name.strip(".-")) is not None
 
 
 _NAME = r"[A-Za-z0-9_.-]{0,64}?(?i:key|secret|token|passw(?:or)?d)[A-Za-z0-9_.-]{0,64}"
 _VALUE = r"[\"']?(?P<secret>[A-Za-z0-9+/=_-]{24,})"
+_ENTROPY_SPACED = re.compile(
+    rf"(?<![A-Za-z0-9_.-])(?P<name>{_NAME})(?![A-Za-z0-9_.-])[\"']?[ \t]+(?!-){_VALUE}"
+)
+"""A name, blanks on the same line, a value: ``export GITHUB_TOKEN  …``, ``aws configure
+set aws_secret_access_key …``."""
+
+
+def _entropy_assignment(match: re.Match[str]) -> bool:
+    """A high-entropy value; after blanks only, given to a code-like name that ends in a
+    letter, digit or ``_`` (not ``KEY-----`` of a PEM header)."""
+    if not is_high_entropy(match.group("secret")):
+        return False
+    if match.re is not _ENTROPY_SPACED:
+        return True
+    name = match.group("name")
+    return _identifier_like(name) and (name[-1].isalnum() or name[-1] == "_")
+
+
+_NOT_A_VALUE = frozenset(
+    {"none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off"}
+    | {"str", "string", "bytes"}
+)
+"""Values that say a password is absent, switched on or off, or of some type (``password:
+str`` in code), not what it is."""
+
+
+def _is_value(span: str) -> bool:
+    """A literal value, not a placeholder: not empty, not a variable reference (``$PW``,
+    ``${PW}``, ``$(cmd)``, ``%PW%``), a template (``<pw>``, ``{pw}``, ``{{ pw }}``), a
+    mask made only of ``*`` or ``x``/``X`` (``***``), or one of :data:`_NOT_A_VALUE` (trailing
+    ``,;)]}`` of code ignored)."""
+    core = span.strip().rstrip(",;)]}")
+    return (
+        core != ""
+        and not core.startswith(("$", "<", "{", "%"))
+        and core.strip("*xX") != ""
+        and core.lower() not in _NOT_A_VALUE
+    )
+
+
+_PASSWORD_WORD = re.compile(r"passw(?:or)?d|pwd")
+_NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_NOT_A_PASSWORD = frozenset(
+    {"file", "files", "path", "dir", "length", "len", "min", "max", "policy", "field"}
+    | {"prompt", "env", "var", "cmd", "command", "reset", "expires", "expiry", "expiration"}
+    | {"age", "rule", "rules", "regex", "pattern", "strength", "changed", "updated"}
+    | {"required", "enabled", "label", "hint", "placeholder", "input", "type", "mode"}
+    | {"manager", "validator", "helper", "url", "uri", "link", "form", "page", "view"}
+    | {"auth", "authentication", "count", "attempts", "retries", "timeout"}
+)
+"""Words that, following the password word in a name, say the value is about a password
+(its file, its length, its policy) rather than the password itself."""
+_WORKING_DIRECTORY = frozenset({"pwd", "oldpwd"})
+"""The shell's working-directory variables (POSIX ``cd``): paths, not passwords."""
+
+
+def _is_password_name(name: str) -> bool:
+    """A name holding a password: one of its words (split at ``_``, ``-``, ``.`` and
+    camelCase) contains ``password``, ``passwd`` or ``pwd``, or its last word is
+    ``pass`` (``DB_PASS``, ``--pass``, ``pass:`` of OpenSSL); no word after it is one of
+    :data:`_NOT_A_PASSWORD` (``PASSWORD_FILE``); not ``PWD``/``OLDPWD``."""
+    bare = name.strip("-.")
+    if bare.lower() in _WORKING_DIRECTORY:
+        return False
+    words = [word.lower() for word in _NAME_WORDS.findall(bare)]
+    for index, word in enumerate(words):
+        if _PASSWORD_WORD.search(word) or (word == "pass" and index == len(words) - 1):
+            return _NOT_A_PASSWORD.isdisjoint(words[index + 1 :])
+    return False
+
+
+_ATTRIBUTE_CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+
+
+def _is_code_reference(value: str, name: str) -> bool:
+    """Code that names where a password comes from, not the password: the name itself
+    (``password=password``), an attribute chain ending in a password's name
+    (``self.password``, ``process.env.PGPASSWORD``), or a call or index whose argument is
+    a quoted string (``os.getenv(``, ``os.environ[``)."""
+    core = value.strip().rstrip(",;)]}")
+    if core.lower() == name.strip("-.").lower() or value.endswith(("(", "[")):
+        return True
+    return _ATTRIBUTE_CHAIN.fullmatch(core) is not None and _is_password_name(
+        core.rsplit(".", 1)[1]
+    )
+
+
+def _is_path_then_message(match: re.Match[str]) -> bool:
+    """The name ends a file path and ``:`` follows: a tool's ``/etc/passwd: Permission
+    denied``, not an assignment (``…/PGPASSWORD=pw`` still is one)."""
+    start = match.start("name")
+    between = match.string[match.end("name") : match.start("secret")]
+    return start > 0 and match.string[start - 1] in "/\\" and "=" not in between
+
+
+def _password(match: re.Match[str]) -> bool:
+    name, value = match.group("name"), match.group("secret")
+    return (
+        _is_password_name(name)
+        and _is_value(value)
+        and not _is_code_reference(value, name)
+        and not _is_path_then_message(match)
+    )
+
+
+_PLAIN = r"[^\s\"'`;&|]"
+"""A character of an unquoted shell or config value (up to a blank, quote or separator)."""
+_VALUE_LIMIT = 256
+"""Characters a password value may have; a longer run is left to the other rules (this
+bound keeps each rejected candidate's cost constant)."""
+
+
+def _password_values(prefix: str) -> tuple[re.Pattern[str], ...]:
+    """``prefix`` followed by a value: double-quoted (JSON escapes inside), quoted
+    inside an escaped JSON string (``\\"…\\"``), single-quoted, or unquoted; a quoted
+    value without its closing quote runs to the end of the line (a cut excerpt)."""
+    n = _VALUE_LIMIT
+    return tuple(
+        re.compile(prefix + value)
+        for value in (
+            rf'"(?P<secret>(?:[^"\\\n]|\\.){{0,{n}}})(?="|\n|\Z)',
+            rf'\\"(?P<secret>(?:[^"\\\n]|\\[^"\n]){{0,{n}}})(?=\\"|\n|\Z)',
+            rf"'(?P<secret>[^'\n]{{0,{n}}})(?='|\n|\Z)",
+            rf"(?P<secret>(?!\\[\"']){_PLAIN}{{1,{n}}})(?!{_PLAIN})",
+        )
+    )
+
+
+_PASSWORD_NAME = r"[A-Za-z0-9_.-]{0,64}?(?i:passw(?:or)?d|pwd|pass)[A-Za-z0-9_.-]{0,64}"
+_PASSWORD_ASSIGNED = (
+    rf"(?<![A-Za-z0-9_.-])(?<!\[REDACTED:)(?P<name>{_PASSWORD_NAME})(?![A-Za-z0-9_.-])"
+    r"(?:\\?[\"'])?(?:[ \t]*(?::=|=>|:)[ \t]*|=(?!=)|[ \t]+=(?!=)[ \t]*)"
+)
+"""A password's name, then ``:=``, ``=>``, ``:`` or ``=`` (``==`` is a comparison); blanks
+after ``=`` only when there are some before it (``PW= cmd`` gives ``PW`` an empty value)."""
+_PASSWORD_FLAG = (
+    r"(?<![A-Za-z0-9_.-])(?P<name>--(?i:password|passwd|pass))(?![A-Za-z0-9_.-])[ \t]+(?!-)"
+)
+_SAME_COMMAND = r"(?=[ \t])[^\n;&|]{0,512}?[ \t]"
+"""The rest of one simple command: up to a newline, ``;``, ``&`` or ``|`` (bounded)."""
+_MYSQL_P = rf"(?<![A-Za-z0-9_.-])(?:mysql|mariadb)[a-z-]{{0,16}}{_SAME_COMMAND}-p"
+_CURL_USER = rf"(?<![A-Za-z0-9_.-])(?:curl|wget){_SAME_COMMAND}(?:-u[ \t]*|--user(?:[ \t]+|=))"
+_CLI_PASSWORD_PATTERNS = (
+    *(
+        re.compile(_MYSQL_P + value)
+        for value in (
+            rf"'(?P<secret>[^'\n]{{1,{_VALUE_LIMIT}}})(?='|\n|\Z)",
+            rf'"(?P<secret>[^"\n]{{1,{_VALUE_LIMIT}}})(?="|\n|\Z)',
+            rf"(?P<secret>{_PLAIN}{{1,{_VALUE_LIMIT}}})(?!{_PLAIN})",
+        )
+    ),
+    *(
+        re.compile(_CURL_USER + value)
+        for value in (
+            rf"'[^\s:']*:(?P<secret>[^'\n]{{1,{_VALUE_LIMIT}}})(?='|\n|\Z)",
+            rf'"[^\s:"]*:(?P<secret>[^"\n]{{1,{_VALUE_LIMIT}}})(?="|\n|\Z)',
+            rf"(?!-)[^\s:\"'`;&|]*:(?P<secret>{_PLAIN}{{1,{_VALUE_LIMIT}}})(?!{_PLAIN})",
+        )
+    ),
+)
 
 _RULES: tuple[_Rule, ...] = (
     # RFC 7468 §2 (PKCS #8 / PKCS #1 / SEC 1 labels), OpenSSH PROTOCOL.key ("OPENSSH
@@ -260,6 +500,21 @@ _RULES: tuple[_Rule, ...] = (
     # ASIA = temporary (STS) access key; the id is 20 upper-case letters and digits.
     _Rule(
         "aws-access-key", (re.compile(r"(?<![A-Za-z0-9])(?P<secret>(?:AKIA|ASIA)[A-Z0-9]{16})"),)
+    ),
+    # AWS IAM User Guide, "Managing access keys": the secret access key is 40 characters
+    # of base64 ([A-Za-z0-9/+]); the AWS CLI names it aws_secret_access_key (config file,
+    # `aws configure set`), the SDKs' environment AWS_SECRET_ACCESS_KEY, STS responses
+    # "SecretAccessKey". The value follows the name after any of = : " ' and blanks, so
+    # "KEY value", "KEY=value" and JSON all count; a longer run is taken whole.
+    _Rule(
+        "aws-secret-key",
+        (
+            re.compile(
+                r"(?i:(?:aws[_-]?)?secret[_-]?access[_-]?key)[\s\"'=:>\\]{1,8}"
+                r"(?P<secret>[A-Za-z0-9/+=]{40,})(?![A-Za-z0-9/+=_-])"
+            ),
+        ),
+        _on_secret(_aws_secret),
     ),
     # github.blog changelog 2021-03-04 "Authentication token format updates" and the
     # engineering post "Behind GitHub's new authentication token formats" (2021):
@@ -284,7 +539,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "openai-key",
         (re.compile(r"(?<![A-Za-z0-9_-])(?P<secret>sk-(?!ant-)[A-Za-z0-9_-]{20,})"),),
-        _has_digit_and_cases,
+        _on_secret(_has_digit_and_cases),
     ),
     # Slack "Token types" (api.slack.com/authentication/token-types): bot xoxb-, user
     # xoxp-, legacy workspace xoxa-, refresh xoxr-, session xoxs-/xoxc-/xoxd-,
@@ -297,7 +552,7 @@ _RULES: tuple[_Rule, ...] = (
                 r"|xapp-[A-Za-z0-9-]{10,})"
             ),
         ),
-        _has_digit,
+        _on_secret(_has_digit),
     ),
     # Google Cloud API keys: "AIza" + 35 characters of [A-Za-z0-9_-] (39 in all), as the
     # keys Google Cloud console "Credentials" issues and Firebase configs carry.
@@ -326,7 +581,7 @@ _RULES: tuple[_Rule, ...] = (
                 r"(?P<secret>[A-Za-z0-9._~+/-]+=*)"
             ),
         ),
-        _not_a_word,
+        _on_secret(_not_a_word),
     ),
     # RFC 3986 §3.2.1 userinfo "user:password" (deprecated, still common in database
     # URLs and git remotes): only the password is replaced; up to the last "@" before
@@ -339,7 +594,7 @@ _RULES: tuple[_Rule, ...] = (
                 r"(?P<secret>[^\s/?#\"'<>]+)@(?=[A-Za-z0-9\[])"
             ),
         ),
-        _not_a_placeholder,
+        _on_secret(_not_a_placeholder),
     ),
     # A name containing key/secret/token/password given a high-entropy value (see
     # is_high_entropy): assigned with =, :, := or => (env files, shell, JSON, YAML,
@@ -355,17 +610,31 @@ _RULES: tuple[_Rule, ...] = (
                 rf"\s*(?::=|=>|=|:)\s*{_VALUE}"
             ),
             re.compile(rf"(?<![A-Za-z0-9_.-])(?P<name>--?(?=[A-Za-z]){_NAME})[\"']?\s+{_VALUE}"),
+            _ENTROPY_SPACED,
         ),
-        is_high_entropy,
+        _entropy_assignment,
         skip_rejected=True,
     ),
+    # Any value given to a password: `NAME=value`, `name: value` (env files, YAML, JSON,
+    # connection strings "Password=…;", query strings "&password=…", OpenSSL's
+    # "pass:…" (openssl-passphrase-options(1))) or the next argument of --password,
+    # --passwd, --pass; short and low-entropy ones too, placeholders excepted (_is_value).
+    _Rule(
+        "password",
+        (*_password_values(_PASSWORD_ASSIGNED), *_password_values(_PASSWORD_FLAG)),
+        _password,
+    ),
+    # Passwords in a client's command line: mysql(1) / mariadb(1) and their tools take
+    # the password attached to -p ("-pSECRET"; a bare -p prompts for it); curl(1) -u /
+    # --user and wget -u take "user:password" (a bare user prompts).
+    _Rule("cli-password", _CLI_PASSWORD_PATTERNS, _on_secret(_is_value)),
 )
 
 RULE_IDS: tuple[str, ...] = tuple(rule.rule for rule in _RULES)
-"""The rule ids in priority order: ``private-key``, ``aws-access-key``, ``github-token``,
-``anthropic-key``, ``openai-key``, ``slack-token``, ``google-api-key``, ``jwt``,
-``bearer-token``, ``url-credentials``, ``entropy-assignment``. Stable: they appear in
-redaction markers."""
+"""The rule ids in priority order: ``private-key``, ``aws-access-key``, ``aws-secret-key``,
+``github-token``, ``anthropic-key``, ``openai-key``, ``slack-token``, ``google-api-key``,
+``jwt``, ``bearer-token``, ``url-credentials``, ``entropy-assignment``, ``password``,
+``cli-password``. Stable: they appear in redaction markers."""
 
 
 def _outside(start: int, end: int, markers: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -394,7 +663,7 @@ def _candidates(text: str) -> list[tuple[int, int, int]]:
             pos = 0
             while (match := pattern.search(text, pos)) is not None:
                 start, end = match.span("secret")
-                if rule.accept is None or rule.accept(match.group("secret")):
+                if rule.accept is None or rule.accept(match):
                     found.extend((s, e, priority) for s, e in _outside(start, end, markers))
                     pos = max(match.end(), match.start() + 1)
                 elif rule.skip_rejected:
@@ -420,12 +689,47 @@ def _merge(found: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
 
 _SECTION_LINE = re.compile(r"^[ \t]*\[(?!REDACTED:)[^\]\n]+\][ \t]*$", re.MULTILINE)
 _AWS_SECRET_LINE = re.compile(r"^[ \t]*aws_secret_access_key[ \t]*[=:]", re.MULTILINE | re.I)
-_DOTENV_LINE = re.compile(r"^[ \t]*(?:export[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_.]*)=\S", re.M)
+_DOTENV_LINE = re.compile(
+    r"^[ \t]*(?:export[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_.]*)=(?P<value>\S[^\n]*)", re.M
+)
 _DOTENV_SECRETISH = re.compile(r"key|secret|token|passw(?:or)?d|credential", re.IGNORECASE)
 
+_Spans = list[tuple[int, int, int]]
 
-def _drop_reason(text: str) -> str | None:
-    """Why ``text`` holds credential-file contents, or ``None`` (see the module doc)."""
+
+def _is_dotenv_dump(text: str, found: Callable[[], _Spans]) -> bool:
+    """At least :data:`DOTENV_SECRET_LINES` dotenv lines with secret-ish names, or at
+    least :data:`DOTENV_MIN_LINES` dotenv lines of which one has a secret-ish name or a
+    value a rule catches. A secret-ish name counts only with a literal value
+    (:func:`_is_value`: not ``$API_KEY``, ``<key>``, ``***``, ``false``)."""
+    lines = list(_DOTENV_LINE.finditer(text))
+    if len(lines) < min(DOTENV_SECRET_LINES, DOTENV_MIN_LINES):
+        return False
+    secretish = sum(
+        1
+        for line in lines
+        if _DOTENV_SECRETISH.search(line.group("name"))
+        and _is_value(line.group("value").strip().strip("\"'"))
+    )
+    if secretish >= DOTENV_SECRET_LINES:
+        return True
+    if len(lines) < DOTENV_MIN_LINES:
+        return False
+    if secretish:
+        return True
+    starts = [line.start("value") for line in lines]
+    for start, end, _ in found():
+        index = bisect.bisect_right(starts, start) - 1  # the last value starting at or before
+        if index >= 0 and start < lines[index].end("value"):
+            return True
+        if index + 1 < len(lines) and starts[index + 1] < end:
+            return True  # the span runs into the next line's value
+    return False
+
+
+def _drop_reason(text: str, found: Callable[[], _Spans]) -> str | None:
+    """Why ``text`` holds credential-file contents, or ``None`` (see the module doc);
+    ``found`` gives the secret spans of the text, computed only when needed."""
     if "PRIVATE KEY" in text:
         blocks, unpaired = _pem_blocks(text)
         if unpaired:
@@ -435,10 +739,7 @@ def _drop_reason(text: str) -> str | None:
             return "a private key file"
     if _SECTION_LINE.search(text) and _AWS_SECRET_LINE.search(text):
         return "an AWS credentials file"
-    secretish = sum(
-        1 for m in _DOTENV_LINE.finditer(text) if _DOTENV_SECRETISH.search(m.group("name"))
-    )
-    if secretish >= DOTENV_SECRET_LINES:
+    if _is_dotenv_dump(text, found):
         return "a .env dump"
     return None
 
@@ -455,10 +756,17 @@ def gate(text: str) -> GatedText:
         :func:`marker` and one :class:`Redaction` per replacement, in text order.
         ``gate(gate(t).text)`` returns the same text and no redactions.
     """
-    reason = _drop_reason(text)
+    computed: list[_Spans] = []
+
+    def found() -> _Spans:
+        if not computed:
+            computed.append(_candidates(text))
+        return computed[0]
+
+    reason = _drop_reason(text, found)
     if reason is not None:
         return GatedText(text=None, dropped_reason=reason)
-    spans = _merge(_candidates(text))
+    spans = _merge(found())
     if not spans:
         return GatedText(text=text)
     parts: list[str] = []

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import stat
+import string
 from pathlib import Path
 
 import pytest
@@ -221,3 +224,227 @@ def test_a_claimed_handoff_is_still_given_when_its_consumed_record_cannot_be_wri
     assert taken is not None
     assert not files.pending.exists()
     assert take_handoff(project, OTHER_SESSION) is None
+
+
+# --- the files are private to the user ------------------------------------------------
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permission bits")
+def test_the_handoff_files_are_readable_by_the_user_only(
+    session_file: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "api"
+    _save(session_file, project)
+    _save(session_file, project)  # the second save also writes handoff.prev.md
+    files = handoff_files(project)
+    assert _mode(files.folder) == 0o700
+    for path in (files.handoff, files.checkpoint, files.pending, files.previous):
+        assert _mode(path) == 0o600, path.name
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permission bits")
+def test_saving_over_world_readable_files_leaves_them_private_and_the_users_folder_alone(
+    session_file: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "api"
+    files = handoff_files(project)
+    files.folder.mkdir()
+    os.chmod(files.folder, 0o755)  # a folder the user made: its mode is theirs
+    for path in (files.handoff, files.checkpoint):
+        path.write_text("older\n", encoding="utf-8")
+        os.chmod(path, 0o644)
+    _save(session_file, project)
+    assert _mode(files.folder) == 0o755
+    for path in (files.handoff, files.checkpoint, files.previous):
+        assert _mode(path) == 0o600, path.name
+
+
+# --- end to end: no secret planted in a transcript reaches the handoff ------------------
+
+ALNUM = string.ascii_letters + string.digits
+B64 = ALNUM + "+/"
+
+
+def fake(alphabet: str, length: int, seed: int) -> str:
+    """A deterministic random string standing in for a secret's body (no real key)."""
+    rng = random.Random(seed)
+    return "".join(rng.choice(alphabet) for _ in range(length))
+
+
+PEM_BODY = [fake(B64, 64, 100 + i) for i in range(3)]
+PEM_KEY = "\n".join(["-----BEGIN RSA PRIVATE KEY-----", *PEM_BODY, "-----END RSA PRIVATE KEY-----"])
+AWS_ID = "AKIA" + fake(string.ascii_uppercase + string.digits, 16, 101)
+AWS_SECRET = fake(B64, 40, 102)
+AWS_SECRET_2 = fake(B64, 42, 103)
+GH = "ghp_" + fake(ALNUM, 36, 104)
+ANTHROPIC = "sk-ant-api03-" + fake(ALNUM + "_-", 93, 105) + "AA"
+OPENAI = "sk-proj-" + fake(ALNUM, 30, 106) + "T3BlbkFJ" + fake(ALNUM, 30, 107)
+SLACK = "xoxb-" + fake(string.digits, 12, 108) + "-" + fake(ALNUM, 24, 109)
+GOOGLE = "AIza" + fake(ALNUM + "_-", 35, 110)
+JWT = "eyJ" + fake(ALNUM, 20, 111) + ".eyJ" + fake(ALNUM, 40, 112) + "." + fake(ALNUM, 43, 113)
+BEARER = fake(ALNUM, 40, 114)
+URL_PW = fake(ALNUM, 14, 115)
+ENTROPY = fake(B64, 36, 116)
+SHORT_PW = "Pw" + fake(ALNUM, 8, 117) + "!"
+STRIPE = "sk_live_" + fake(ALNUM, 24, 118)
+
+# kind: (the text planted, the raw secrets in it, what the gate must report: a rule id,
+# or the reason the excerpt is withheld whole)
+PLANTED: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "private-key": (f"here is the deploy key:\n{PEM_KEY}\nuse it", tuple(PEM_BODY), "private-key"),
+    "aws-access-key": (f"read the bucket with {AWS_ID} today", (AWS_ID,), "aws-access-key"),
+    "aws-secret-key": (
+        f"Deploy with AWS_SECRET_ACCESS_KEY {AWS_SECRET_2}",
+        (AWS_SECRET_2,),
+        "aws-secret-key",
+    ),
+    "aws-secret-key-configure": (
+        f"aws configure set aws_secret_access_key {AWS_SECRET}",
+        (AWS_SECRET,),
+        "aws-secret-key",
+    ),
+    "github-token": (f"git push with {GH}", (GH,), "github-token"),
+    "anthropic-key": (f"ANTHROPIC_API_KEY={ANTHROPIC} claude", (ANTHROPIC,), "anthropic-key"),
+    "openai-key": (f"OPENAI_API_KEY={OPENAI} python seed.py", (OPENAI,), "openai-key"),
+    "slack-token": (f"post with {SLACK} to #ops", (SLACK,), "slack-token"),
+    "google-api-key": (f"maps key {GOOGLE} in config", (GOOGLE,), "google-api-key"),
+    "jwt": (f"session cookie {JWT} expired", (JWT,), "jwt"),
+    "bearer-token": (
+        f"curl -H 'Authorization: Bearer {BEARER}' https://api.internal",
+        (BEARER,),
+        "bearer-token",
+    ),
+    "url-credentials": (
+        f"psql postgres://app:{URL_PW}@db.internal/app",
+        (URL_PW,),
+        "url-credentials",
+    ),
+    "entropy-assignment": (f"export GITHUB_TOKEN  {ENTROPY}", (ENTROPY,), "entropy-assignment"),
+    "entropy-flag": (f"deploy --api-key {ENTROPY} --yes", (ENTROPY,), "entropy-assignment"),
+    "password-flag": ("deploy --password=hunter2hunter2 --yes", ("hunter2hunter2",), "password"),
+    "password-env": ("PGPASSWORD=hunter2 psql -h db -U app", ("hunter2",), "password"),
+    "password-yaml": (f"the admin password: {SHORT_PW}", (SHORT_PW,), "password"),
+    "mysql": (f"mysql -u root -p{SHORT_PW} app", (SHORT_PW,), "cli-password"),
+    "curl": (f"curl -u admin:{SHORT_PW} https://api.internal/v1", (SHORT_PW,), "cli-password"),
+    "dotenv": (
+        f"DATABASE_URL=postgres://app:{URL_PW}@db/app\nSTRIPE_KEY={STRIPE}\nSLACK={SLACK}\nDEBUG=1",
+        (URL_PW, STRIPE, SLACK),
+        "a .env dump",
+    ),
+    # "error: [default]" (an error result) or ".../notes/[default]" (a path) is no longer
+    # the file's section line, so there the gate redacts the two keys instead
+    "aws-credentials": (
+        f"[default]\naws_access_key_id = {AWS_ID}\naws_secret_access_key = {AWS_SECRET}",
+        (AWS_ID, AWS_SECRET),
+        "an AWS credentials file",
+    ),
+}
+ALSO_ACCEPTED = {
+    ("aws-credentials", "error"): "aws-secret-key",
+    ("aws-credentials", "path"): "aws-secret-key",
+}
+PLACES = ("prompt", "command", "error", "path")
+
+
+def write_rich_claude_session(path: Path, *, cwd: str, place: str, planted: str) -> Path:
+    """A synthetic Claude Code session whose ``planted`` text sits in one ``place``: the
+    first prompt, a ``Bash`` tool_use ``input.command``, a ``tool_result`` marked
+    ``is_error``, or a ``Write`` tool_use ``input.file_path``."""
+    envelope = {
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": cwd,
+        "sessionId": SESSION_ID,
+        "version": "2.1.114",
+    }
+    records: list[dict[str, object]] = []
+
+    def add(kind: str, message: dict[str, object]) -> None:
+        index = len(records)
+        records.append(
+            {
+                **envelope,
+                "type": kind,
+                "uuid": f"00000000-0000-4000-8000-{index:012d}",
+                "parentUuid": f"00000000-0000-4000-8000-{index - 1:012d}" if index else None,
+                "timestamp": f"2026-11-30T10:{index:02d}:00.000Z",
+                "message": message,
+            }
+        )
+
+    def assistant(content: list[dict[str, object]]) -> None:
+        add(
+            "assistant",
+            {
+                "id": f"msg_{len(records):04d}",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5-20250929",
+                "content": content,
+                "usage": {
+                    "input_tokens": 10,
+                    "cache_creation_input_tokens": 0,
+                    "cache_read_input_tokens": 1000 * (len(records) + 1),
+                    "output_tokens": 50,
+                },
+            },
+        )
+
+    prompt = planted if place == "prompt" else "Ship the release and tidy the deploy script."
+    add("user", {"role": "user", "content": prompt})
+    if place == "path":
+        tool: dict[str, object] = {"file_path": f"{cwd}/notes/{planted}.md", "content": "x"}
+        name = "Write"
+    else:
+        command = planted if place == "command" else "make deploy"
+        tool, name = {"command": command, "description": "deploy"}, "Bash"
+    assistant(
+        [
+            {"type": "text", "text": "Running it now."},
+            {"type": "tool_use", "id": "toolu_01", "name": name, "input": tool},
+        ]
+    )
+    failed = place == "error"
+    output = f"error: {planted}" if failed else "ok"
+    block = {"type": "tool_result", "tool_use_id": "toolu_01", "content": output}
+    add("user", {"role": "user", "content": [{**block, "is_error": failed}]})
+    assistant([{"type": "text", "text": "The deploy step finished."}])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("place", PLACES)
+@pytest.mark.parametrize("kind", list(PLANTED))
+def test_no_planted_secret_reaches_the_prompt_handoff_md_or_handoff_json(
+    kind: str, place: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    planted, secrets, expected = PLANTED[kind]
+    project = tmp_path / "app"
+    project.mkdir()
+    transcript = write_rich_claude_session(
+        tmp_path / "t" / f"{SESSION_ID}.jsonl", cwd=str(project), place=place, planted=planted
+    )
+    session = parse_session(transcript)
+    report = score_session(session, weights=load_preset("coding").weights)
+    handoff = build_handoff(session, report)
+    # the planted text was seen and gated (not merely cut off): a redaction or a drop
+    found = {r.rule for r in handoff.redactions} | set(handoff.withheld_reasons)
+    assert expected in found or ALSO_ACCEPTED.get((kind, place)) in found
+
+    assert main(["handoff", "--write", str(transcript)]) == 0
+    printed = capsys.readouterr().out
+    files = handoff_files(project)
+    shown = {
+        "prompt": handoff.prompt,
+        "printed": printed,
+        "handoff.md": files.handoff.read_text(encoding="utf-8"),
+        "handoff.json": files.checkpoint.read_text(encoding="utf-8"),
+    }
+    for where, text in shown.items():
+        for secret in secrets:
+            assert secret not in text, f"{kind} in the {place} leaks into {where}"

@@ -61,6 +61,9 @@ JWT = "eyJ" + fake(URLSAFE, 30, 16) + ".eyJ" + fake(URLSAFE, 60, 17) + "." + fak
 BEARER = fake(ALNUM, 40, 19)
 URL_PASSWORD = fake(ALNUM, 12, 20) + "!%"
 ENTROPY_VALUE = fake(B64, 40, 21)
+ENTROPY_SHORT = fake(B64, 32, 22)  # high-entropy, but not AWS's 40 characters
+AWS_SECRET = fake(B64, 40, 23)
+AWS_SECRET_LONG = fake(B64, 42, 24)  # AWS's 40 characters and a stray tail
 RSA_KEY = pem("RSA PRIVATE KEY", 30)
 OPENSSH_KEY = pem("OPENSSH PRIVATE KEY", 40)
 
@@ -89,12 +92,50 @@ POSITIVES: list[tuple[str, str, str]] = [
     ),
     ("url-credentials", f"redis://:{URL_PASSWORD}@cache:6379/0", URL_PASSWORD),
     ("url-credentials", "git remote https://ci:pa@ss@git.internal/r.git", "pa@ss"),
-    ("entropy-assignment", f"aws_secret_access_key = {ENTROPY_VALUE}", ENTROPY_VALUE),
+    ("aws-secret-key", f"aws_secret_access_key = {ENTROPY_VALUE}", ENTROPY_VALUE),
+    ("aws-secret-key", f"Deploy with AWS_SECRET_ACCESS_KEY {AWS_SECRET_LONG}", AWS_SECRET_LONG),
+    ("aws-secret-key", f"aws configure set aws_secret_access_key {AWS_SECRET}", AWS_SECRET),
+    ("aws-secret-key", f'{{"AccessKeyId": "x", "SecretAccessKey": "{AWS_SECRET}"}}', AWS_SECRET),
+    ("aws-secret-key", f"export AWS_SECRET_ACCESS_KEY='{AWS_SECRET}'", AWS_SECRET),
+    ("aws-secret-key", f"secret_access_key:\t{AWS_SECRET}", AWS_SECRET),
     ("entropy-assignment", f'{{"client_secret": "{ENTROPY_VALUE}"}}', ENTROPY_VALUE),
     ("entropy-assignment", f"db_password: {ENTROPY_VALUE}", ENTROPY_VALUE),
     ("entropy-assignment", f"deploy --api-key {ENTROPY_VALUE} --yes", ENTROPY_VALUE),
     ("entropy-assignment", f"gh auth --token '{ENTROPY_VALUE}'", ENTROPY_VALUE),
     ("entropy-assignment", f"mysql -u root --password {ENTROPY_VALUE}", ENTROPY_VALUE),
+    ("entropy-assignment", f"export GITHUB_TOKEN  {ENTROPY_VALUE}", ENTROPY_VALUE),
+    (
+        "entropy-assignment",
+        f"aws configure set aws_secret_access_key {ENTROPY_SHORT}",
+        ENTROPY_SHORT,
+    ),
+    ("entropy-assignment", f"set clientSecret '{ENTROPY_SHORT}' then restart", ENTROPY_SHORT),
+    ("entropy-assignment", f"SLACK_SIGNING_SECRET\t{ENTROPY_SHORT}", ENTROPY_SHORT),
+    ("password", "deploy --password=hunter2hunter2 --yes", "hunter2hunter2"),
+    ("password", "PGPASSWORD=hunter2 psql -h db -U app", "hunter2"),
+    ("password", "password = 'correct horse battery staple'", "correct horse battery staple"),
+    ("password", '{"user": "app", "password": "hunter2"}', "hunter2"),
+    ("password", 'log: {\\"password\\":\\"hunter2\\"}', "hunter2"),
+    ("password", "db_passwd: s3cret!", "s3cret!"),
+    ("password", "mysql --password hunter2 app", "hunter2"),
+    ("password", "vault login --pass 'two words'", "two words"),
+    ("password", "export DB_PASS=hunter2", "hunter2"),
+    ("password", "wget --http-password=hunter2 https://files.internal/a.tgz", "hunter2"),
+    ("password", "openssl rsa -in k.pem -passin pass:hunter2", "hunter2"),
+    ("password", "Server=db;User Id=app;Password=hunter2;", "hunter2"),
+    ("password", "login?user=app&password=hunter2&next=/", "hunter2"),
+    ("password", 'psql "host=db user=app password=hunter2 dbname=app"', "hunter2"),
+    ("password", "docker run -e MYSQL_ROOT_PASSWORD=hunter2 mysql:8", "hunter2"),
+    ("password", "/home/dev/notes/PGPASSWORD=hunter2.md", "hunter2.md"),
+    ("cli-password", "mysql -u root -pMyS3cretPass!", "MyS3cretPass!"),
+    ("cli-password", "mysqldump -h db -uroot -p'two words' app > dump.sql", "two words"),
+    ("cli-password", "docker exec db mariadb -uroot -phunter2 -e 'select 1'", "hunter2"),
+    ("cli-password", "/usr/bin/mysql -hdb -phunter2", "hunter2"),
+    ("cli-password", "curl -u admin:hunter2 https://api.internal/v1", "hunter2"),
+    ("cli-password", "curl -s --user admin:hunter2 https://api.internal/v1", "hunter2"),
+    ("cli-password", "curl --user=admin:hunter2 https://api.internal/v1", "hunter2"),
+    ("cli-password", 'curl -u "admin:two words" https://api.internal', "two words"),
+    ("cli-password", "wget -q -u ci:hunter2 https://files.internal/a.tgz", "hunter2"),
 ]
 
 SHA256_OF_EMPTY = hashlib.sha256(b"").hexdigest()
@@ -127,19 +168,61 @@ NEAR_MISSES: list[tuple[str, str]] = [
     ("entropy-assignment", f"cache_key = {SHA256_OF_EMPTY}"),
     ("entropy-assignment", "tokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')"),
     ("entropy-assignment", "max_tokens=4096, the tokenizer splits words into tokens"),
-    ("entropy-assignment", "password = 'correct horse battery staple'"),
     ("entropy-assignment", f"the secret {ENTROPY_VALUE} was mentioned, not assigned"),
     ("entropy-assignment", "primary_key = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
     ("entropy-assignment", SSH_PUBLIC),
     ("entropy-assignment", SSH_PUBLIC_RSA),
     ("entropy-assignment", "Plain prose: we refactored the parser and the tests pass."),
+    ("entropy-assignment", f"export REQUEST_TOKEN {UUID}"),
+    ("entropy-assignment", f"CACHE_KEY {SHA256_OF_EMPTY} and signing_key {GIT_COMMIT}"),
+    ("entropy-assignment", f"The Token {ENTROPY_SHORT} is named in prose, not assigned"),
+    ("entropy-assignment", "kubectl create secret generic app-secret --from-literal=debug=1"),
+    ("entropy-assignment", f"SIGNING_KEY\n{ENTROPY_SHORT} is on the next line, not assigned"),
+    ("entropy-assignment", "-----BEGIN PUBLIC KEY----- " + fake(B64, 64, 91)),
+    ("aws-secret-key", f"SecretAccessKey {GIT_COMMIT}"),
+    ("aws-secret-key", "AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY aws s3 ls"),
+    ("aws-secret-key", '{"SecretAccessKey": "${SECRET_ACCESS_KEY}"}'),
+    ("aws-secret-key", "set aws_secret_access_key in ~/.aws/credentials, not here"),
+    ("aws-secret-key", f"aws_secret_access_key: {UUID}"),
+    ("aws-secret-key", "aws_secret_access_key = " + "x" * 40),
+    ("password", "pg_dump --password-file /run/secrets/db_password app"),
+    ("password", "password: <placeholder>"),
+    ("password", "PGPASSWORD=$PGPASSWORD psql and password=${DB_PASSWORD} and pwd=%PW%"),
+    ("password", "password: ***"),
+    ("password", "password=xxxxxxxx"),
+    ("password", 'password: "" and passwd= and password: {{ vault_db }}'),
+    ("password", "PGPASSWORD= psql -h db app"),
+    ("password", "PWD=/home/dev/app OLDPWD=/home/dev"),
+    ("password", "POSTGRES_PASSWORD_FILE=/run/secrets/pg password_min_length=12"),
+    ("password", "ssh -o PasswordAuthentication=no -o PasswordPolicy:strict host"),
+    ("password", "def connect(password: str | None = None) -> None:"),
+    ("password", "if password == expected: login(password=None)"),
+    ("password", f"the password reset id is {UUID}, commit {GIT_COMMIT}"),
+    ("password", "Enter your password when prompted; it is never stored."),
+    ("password", "mysql --password --host db and --passwd=$MYSQL_PWD"),
+    ("password", "bypass=1 compass: north PASS_RATE=0.9"),
+    ("password", "grep: /etc/passwd: Permission denied"),
+    ("password", "connect(user=user, password=password) and self.password = cfg.db_password"),
+    ("password", 'password=os.getenv("DB_PASSWORD") or os.environ["PGPASSWORD"]'),
+    ("password", "const password = process.env.PGPASSWORD;"),
+    ("cli-password", "mysql -u root -p"),
+    ("cli-password", "mysql -u root -p app_db < dump.sql"),
+    ("cli-password", "mysql -h db -P3306 -uroot -p$MYSQL_PWD"),
+    ("cli-password", "mysql -uroot -p*** app"),
+    ("cli-password", "ssh -p 2222 host; python -m pytest -pno:cacheprovider"),
+    ("cli-password", "curl -u admin https://api.internal/v1"),
+    ("cli-password", 'curl -u "$API_USER:$API_PASS" https://api.internal/v1'),
+    ("cli-password", "curl -u admin:<password> https://api.internal/v1"),
+    ("cli-password", "curl --user-agent 'Agent: x' -H 'Accept: a/b' https://api.internal"),
+    ("cli-password", "wget -U agent:x https://files.internal/a.tgz"),
 ]
 
 
-def test_rule_ids_are_the_eleven_documented_ones_in_priority_order() -> None:
+def test_rule_ids_are_the_fourteen_documented_ones_in_priority_order() -> None:
     assert RULE_IDS == (
         "private-key",
         "aws-access-key",
+        "aws-secret-key",
         "github-token",
         "anthropic-key",
         "openai-key",
@@ -149,6 +232,8 @@ def test_rule_ids_are_the_eleven_documented_ones_in_priority_order() -> None:
         "bearer-token",
         "url-credentials",
         "entropy-assignment",
+        "password",
+        "cli-password",
     )
 
 
@@ -221,6 +306,11 @@ DOTENV = (
 AWS_CREDENTIALS = (
     f"[default]\naws_access_key_id = {AWS_KEY}\naws_secret_access_key = {ENTROPY_VALUE}\n"
 )
+STRIPE_LIVE = "sk_live_" + fake(ALNUM, 24, 90)
+DOTENV_ONE_SECRET_NAME = (
+    f"DATABASE_URL=postgres://app:{URL_PASSWORD}@db/app\nSTRIPE_KEY={STRIPE_LIVE}\n"
+)
+DOTENV_ONE_SECRET_NAME += f"SLACK={SLACK_BOT}\nDEBUG=1\n"
 
 
 @pytest.mark.parametrize(
@@ -228,6 +318,12 @@ AWS_CREDENTIALS = (
     [
         (DOTENV, "a .env dump"),
         ("API_TOKEN=abc\nDB_PASSWORD=short\n", "a .env dump"),
+        (DOTENV_ONE_SECRET_NAME, "a .env dump"),
+        ("DEBUG=true\nPORT=8080\nAPI_KEY=abc123\n", "a .env dump"),
+        (f"$ cat .env\nexport STRIPE_KEY={STRIPE_LIVE}\nDEBUG=1\nPORT=8080\n", "a .env dump"),
+        # no secret-ish name, but values the rules catch
+        (f"DEBUG=1\nPORT=8080\nDATABASE_URL=postgres://app:{URL_PASSWORD}@db/app\n", "a .env dump"),
+        (f"LOG_LEVEL=info\nPORT=8080\nSLACK={SLACK_BOT}\n", "a .env dump"),
         (f"\n{RSA_KEY}\n", "a private key file"),
         (OPENSSH_KEY, "a private key file"),
         (AWS_CREDENTIALS, "an AWS credentials file"),
@@ -244,8 +340,13 @@ def test_credential_file_contents_are_dropped_whole(text: str, reason: str) -> N
 @pytest.mark.parametrize(
     "text",
     [
-        "DEBUG=true\nPORT=8080\nAPI_KEY=x\n",  # one secret-ish line is not a dump
-        'api_key = os.environ["API_KEY"]\nsecret = load_secret()\n',  # code, not dotenv
+        "DEBUG=1\nAPI_KEY=x\n",  # two lines, one secret-ish: not a dump
+        "DEBUG=1\nPORT=8080\n",  # plain config
+        "DEBUG=1\nPORT=8080\nLOG_LEVEL=info\nWORKERS=4\n",  # plain config, more lines
+        'api_key = os.environ["API_KEY"]\nsecret = load_secret()\ntoken = refresh(token)\n',
+        "export API_KEY=$API_KEY\nexport REGION=eu\nexport STAGE=dev\n",  # a reference
+        "TOKENIZERS_PARALLELISM=false\nOMP_NUM_THREADS=4\nHF_HUB_OFFLINE=1\n",  # a flag
+        "export API_KEY=$API_KEY\nexport GH_TOKEN=${GH_TOKEN}\n",  # references, not values
         "[tool.ruff]\nline-length = 100\n",  # a section but no AWS secret line
         "aws_secret_access_key is the name of the second line of ~/.aws/credentials",
         pem("PUBLIC KEY", 80),
@@ -307,6 +408,15 @@ def _entropy_value() -> st.SearchStrategy[str]:
     return st.text(alphabet=B64, min_size=28, max_size=48).filter(is_high_entropy)
 
 
+def _password() -> st.SearchStrategy[str]:
+    """A short password; its "#" keeps it apart from the prose words around it."""
+    return st.builds(
+        lambda head, tail: f"{head}#{tail}",
+        st.text(alphabet=ALNUM, min_size=3, max_size=8),
+        st.text(alphabet=ALNUM + "!@#^*", min_size=3, max_size=8),
+    )
+
+
 # each strategy gives (text to insert, the secret that must not survive)
 SECRET_CONTEXTS: list[st.SearchStrategy[tuple[str, str]]] = [
     st.builds(
@@ -356,9 +466,41 @@ SECRET_CONTEXTS: list[st.SearchStrategy[tuple[str, str]]] = [
                 "--token {}",
                 "--api-key={}",
                 "-password {}",
+                "export GITHUB_TOKEN  {}",
+                "set client_secret {}",
             ]
         ),
         _entropy_value(),
+    ),
+    st.builds(
+        lambda form, v: (form.format(v), v),
+        st.sampled_from(
+            [
+                "AWS_SECRET_ACCESS_KEY {}",
+                "aws configure set aws_secret_access_key {}",
+                '"SecretAccessKey": "{}"',
+                "secret_access_key={}",
+            ]
+        ),
+        _body(B64, 40).filter(
+            lambda v: shannon_entropy(v) > 3.0 and not all(c in string.hexdigits for c in v)
+        ),
+    ),
+    st.builds(
+        lambda form, pw: (form.format(pw), pw),
+        st.sampled_from(
+            [
+                "--password={}",
+                "PGPASSWORD={} psql",
+                "db_passwd: {}",
+                '"password": "{}"',
+                "--pass {}",
+                "mysql -uroot -p{}",
+                "curl -u admin:{}",
+                "curl --user admin:{}",
+            ]
+        ),
+        _password(),
     ),
     # a complete private key block; its first base64 line must not survive
     st.integers(0, 1000).map(lambda seed: (pem("EC PRIVATE KEY", seed), fake(B64, 64, seed))),
