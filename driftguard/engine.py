@@ -14,6 +14,7 @@ from driftguard.config import Config, load_config
 from driftguard.errors import ConfigError
 from driftguard.handoff import Handoff, build_handoff
 from driftguard.history import HistoryStore, history_key_for, snapshot_from_report
+from driftguard.livecache import read_host_window
 from driftguard.model import Session
 from driftguard.scoring import DriftReport, ResolvedBy, score_session
 from driftguard.trend import Trend, compute_trend
@@ -50,7 +51,10 @@ def drift(
 
     A goal given now is stored for the session; without one, the stored goal is used.
     A snapshot is appended to the session's history when ``record`` and the config's
-    ``history.enabled`` allow it.
+    ``history.enabled`` allow it. Without an explicit ``context_window``, the window Claude
+    Code's status line last reported for the session is used when there is one (design
+    §5.3: a host-supplied window overrides the session's own), so the status line, the
+    hooks, ``get_drift`` and ``driftguard score`` all agree.
 
     Raises:
         ConfigError: a config file cannot be used, or only goal distance is weighted and
@@ -58,6 +62,8 @@ def drift(
         UnknownNameError: ``preset`` names no shipped preset.
     """
     config = load_config(project, preset=preset)
+    if context_window is None and session.cli == "claude_code" and session.session_id:
+        context_window = read_host_window(session.session_id)
     key = history_key(session)
     if goal is not None and goal.strip():
         goal = goal.strip()

@@ -369,3 +369,20 @@ async def test_a_folder_as_session_is_refused_as_a_folder(client: Client, tmp_pa
     result = await client.call_tool("get_drift", {"session": str(tmp_path)})
     assert result.is_error is True
     assert "is a folder" in result.content[0].text  # type: ignore[union-attr]
+
+
+async def test_the_window_claude_code_reported_overrides_the_inferred_one(
+    client: Client, tmp_path: Path
+) -> None:
+    from driftguard.livecache import write_host_window
+
+    session = write_claude_session(
+        tmp_path / "s.jsonl", ["one reply", "two replies"], session_id="cccccccc-0000-4000-8000-0"
+    )
+    before = await client.call_tool("get_drift", {"session": str(session)})
+    assert before.structured_content is not None
+    assert before.structured_content["session"]["context_window"] == 200_000
+    write_host_window("cccccccc-0000-4000-8000-0", 1_000_000)
+    after = await client.call_tool("get_drift", {"session": str(session)})
+    assert after.structured_content is not None
+    assert after.structured_content["session"]["context_window"] == 1_000_000
