@@ -144,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Show the six factors, the score and its trend, redrawn whenever the session "
             "file changes. Without PATH, the current session of the project is shown (and "
-            "followed after /clear). Ctrl-C quits."
+            "followed after /clear; until the project has one, it waits for it). Ctrl-C quits."
         ),
     )
     watch.add_argument("path", nargs="?", metavar="PATH", help="session file to watch")

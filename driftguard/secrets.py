@@ -25,6 +25,8 @@ rule id                      finds                secret span (what is replaced)
 ``openai-key``               ``sk-``/``sk-proj-`` the key
 ``slack-token``              ``xox?-…``           the token
 ``google-api-key``           ``AIza…``            the key
+``stripe-key``               ``sk_live_…``,       the key
+                             ``rk_test_…`` …
 ``jwt``                      ``eyJ….eyJ….sig``    the token
 ``bearer-token``             ``Authorization:``   only the credentials after the scheme
                              ``Bearer``/``Basic``
@@ -93,7 +95,10 @@ characters, and ``github_pat_`` fine-grained tokens; Anthropic — Console API k
 ``sk-ant-api03-…`` / ``sk-ant-admin01-…``; OpenAI — API keys ``sk-…``, ``sk-proj-…``,
 ``sk-svcacct-…``, ``sk-admin-…``; Slack — "Token types" (api.slack.com): ``xoxb-``,
 ``xoxp-``, ``xoxa-``, ``xoxr-``, ``xoxs-``, ``xoxc-``, ``xoxd-``, ``xoxe.xoxp-``, ``xapp-``;
-Google — Cloud API keys, ``AIza`` + 35 of ``[A-Za-z0-9_-]``; JWT — RFC 7519 §3 and RFC 7515
+Google — Cloud API keys, ``AIza`` + 35 of ``[A-Za-z0-9_-]``; Stripe — "API keys"
+(docs.stripe.com/keys): secret keys ``sk_live_``/``sk_test_`` and restricted keys
+``rk_live_``/``rk_test_``, taken with at least 16 of ``[A-Za-z0-9]`` after the prefix
+(publishable keys ``pk_…`` are public and left alone); JWT — RFC 7519 §3 and RFC 7515
 §7.1 (compact serialisation; ``{"`` encodes as ``eyJ``); Authorization — RFC 9110
 §11.6.2, RFC 6750 §2.1 (``b64token``), RFC 7617 (Basic); URL userinfo — RFC 3986
 §3.2.1; entropy — C. E. Shannon, "A Mathematical Theory of Communication" (1948);
@@ -117,7 +122,8 @@ value (not ``$API_KEY``, ``<key>``, ``***``, ``false``: see ``password`` above).
 not secret.
 
 Idempotence: text inside an existing ``[REDACTED:…]`` marker is never matched again (nor
-is a marker's rule id taken for a password's name), and the drop checks cannot newly fire
+is a marker's rule id taken for a password's name, nor a match whose secret begins inside
+a marker, as in ``curl -u [REDACTED:…]:``), and the drop checks cannot newly fire
 on gated text (redaction only shortens lines and never writes a section line, a
 BEGIN/END line or ``NAME=``; a kept excerpt with enough dotenv lines had no value a rule
 catches), so gating gated text changes nothing and reports no redactions.
@@ -557,6 +563,14 @@ _RULES: tuple[_Rule, ...] = (
     # Google Cloud API keys: "AIza" + 35 characters of [A-Za-z0-9_-] (39 in all), as the
     # keys Google Cloud console "Credentials" issues and Firebase configs carry.
     _Rule("google-api-key", (re.compile(r"(?<![A-Za-z0-9_-])(?P<secret>AIza[A-Za-z0-9_-]{35})"),)),
+    # Stripe "API keys" (docs.stripe.com/keys): secret keys sk_live_/sk_test_ and
+    # restricted keys rk_live_/rk_test_, then a base62 body (24 characters in older keys,
+    # longer now); at least 16 are asked for, so a bare prefix in prose is not a key.
+    # Publishable keys (pk_live_/pk_test_) are meant to be public: not matched.
+    _Rule(
+        "stripe-key",
+        (re.compile(r"(?<![A-Za-z0-9_-])(?P<secret>[sr]k_(?:live|test)_[A-Za-z0-9]{16,})"),),
+    ),
     # RFC 7519 §3 / RFC 7515 §7.1 compact serialisation: base64url(header) "."
     # base64url(payload) "." signature; both JSON objects start '{"' → "eyJ". The
     # signature is empty for an unsecured JWT (RFC 7519 §6).
@@ -633,8 +647,8 @@ _RULES: tuple[_Rule, ...] = (
 RULE_IDS: tuple[str, ...] = tuple(rule.rule for rule in _RULES)
 """The rule ids in priority order: ``private-key``, ``aws-access-key``, ``aws-secret-key``,
 ``github-token``, ``anthropic-key``, ``openai-key``, ``slack-token``, ``google-api-key``,
-``jwt``, ``bearer-token``, ``url-credentials``, ``entropy-assignment``, ``password``,
-``cli-password``. Stable: they appear in redaction markers."""
+``stripe-key``, ``jwt``, ``bearer-token``, ``url-credentials``, ``entropy-assignment``,
+``password``, ``cli-password``. Stable: they appear in redaction markers."""
 
 
 def _outside(start: int, end: int, markers: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -652,6 +666,13 @@ def _outside(start: int, end: int, markers: list[tuple[int, int]]) -> list[tuple
     return pieces
 
 
+def _starts_in_marker(start: int, markers: list[tuple[int, int]]) -> bool:
+    """Whether ``start`` lies strictly inside a marker: a match that begins in a marker's
+    own text (``curl -u [REDACTED:stripe-key:…]:`` read as user ``[REDACTED`` and
+    password ``stripe-key:…]:``) is not a secret, and must not leave a tail behind."""
+    return any(m_start < start < m_end for m_start, m_end in markers)
+
+
 def _candidates(text: str) -> list[tuple[int, int, int]]:
     """Every secret span the rules accept, as ``(start, end, rule priority)``."""
     markers = [m.span() for m in MARKER_PATTERN.finditer(text)]
@@ -663,7 +684,9 @@ def _candidates(text: str) -> list[tuple[int, int, int]]:
             pos = 0
             while (match := pattern.search(text, pos)) is not None:
                 start, end = match.span("secret")
-                if rule.accept is None or rule.accept(match):
+                if not _starts_in_marker(start, markers) and (
+                    rule.accept is None or rule.accept(match)
+                ):
                     found.extend((s, e, priority) for s, e in _outside(start, end, markers))
                     pos = max(match.end(), match.start() + 1)
                 elif rule.skip_rejected:

@@ -15,11 +15,21 @@ file changes:
   redraw reads only the lines appended since the last one.
 - **which session**: ``PATH``, or else the project's current session, found again on
   every change in its folder (so after Claude Code's ``/clear`` it follows the new
-  transcript the ``SessionStart`` hook points at). Scores are not recorded in history.
+  transcript the ``SessionStart`` hook points at; the live sparkline then starts afresh).
+  A project with no session yet shows "waiting for a session in <project>…" and looks
+  for one every :data:`DISCOVERY_SECONDS` (the CLIs' session folders may not exist yet,
+  so there is nothing to observe) until one appears. Scores are not recorded in history.
+- **which CLI**: ``--cli``, the CLI discovery found, or else the one detected in the
+  file's first read — kept afterwards, so a file truncated to empty shows "Not enough
+  messages to score yet." rather than failing to tell which CLI wrote it.
 
-Ctrl-C (``KeyboardInterrupt``) ends it with exit code 0 (design §10); on a terminal the
-cursor is shown again and the last frame stays on screen. When stdout is not a terminal,
-each frame is printed as plain text after a blank line.
+Every line is cut to the terminal width (ending in "…"), error lines included, so the
+terminal never wraps one mid-word.
+
+Ctrl-C (``KeyboardInterrupt``) ends it with exit code 0 (design §10), waiting or not; on
+a terminal the cursor is shown again and the last frame stays on screen. A ``PATH`` that
+cannot be read fails before the screen changes (one line on stderr, exit 2). When stdout
+is not a terminal, each frame is printed as plain text after a blank line.
 """
 
 from __future__ import annotations
@@ -49,7 +59,7 @@ from watchdog.events import (
 )
 
 from driftguard import engine
-from driftguard.errors import DriftguardError
+from driftguard.errors import DriftguardError, SessionNotFoundError
 from driftguard.history import HistoryStore
 from driftguard.incremental import SessionCache
 from driftguard.model import FACTOR_NAMES, CliName, Session
@@ -64,6 +74,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEBOUNCE_SECONDS",
+    "DISCOVERY_SECONDS",
     "LIVE_CELLS",
     "WatchTarget",
     "Watcher",
@@ -74,6 +85,8 @@ DEBOUNCE_SECONDS: Final = 0.05
 """Pause after a file event before redrawing, so one turn's lines make one redraw."""
 WAKE_SECONDS: Final = 0.5
 """The main loop waits in slices this long, so Ctrl-C is handled promptly everywhere."""
+DISCOVERY_SECONDS: Final = 1.0
+"""While no session exists yet, how often the project's sessions are looked for."""
 LIVE_CELLS: Final = 40
 """Live scores kept for the live sparkline."""
 _WAKING_EVENTS: Final = frozenset(
@@ -179,7 +192,8 @@ def render_frame(
             row = f"  {label:<{label_width}}  {bar(value)}  {display_round(value):5.1f}"
         lines.append(_clip(row, width))
     lines.append("")
-    lines += textwrap.wrap(report.recommendation, width) or [""]
+    wrapped = textwrap.wrap(report.recommendation, width, break_long_words=False)
+    lines += [_clip(line, width) for line in wrapped] or [""]
     if report.handoff_suggested:
         lines.append(_clip(HANDOFF_LINE, width))
     lines.append("")
@@ -243,6 +257,7 @@ class Watcher:
     _cli: CliName | None = None
     _resolved_by: ResolvedBy = "path"
     _last: Session | None = None
+    _live_path: Path | None = None
     _frames: int = 0
 
     def locate(self) -> Path:
@@ -252,7 +267,9 @@ class Watcher:
             SessionNotFoundError: the project has no session.
         """
         if self.target.path is not None:
-            self._path, self._cli, self._resolved_by = self.target.path, self.target.cli, "path"
+            known = self._cli if self._path == self.target.path else None
+            self._path, self._cli = self.target.path, self.target.cli or known
+            self._resolved_by = "path"
         else:
             found = resolve_session(None, project=self.target.project, only=self.target.cli)
             self._path, self._cli, self._resolved_by = found.path, found.cli, found.resolved_by
@@ -273,6 +290,11 @@ class Watcher:
         """
         path = self._path if self._path is not None else self.locate()
         session = self.cache.get(path, self._cli)
+        if self._cli is None:
+            self._cli = session.cli  # detected once: an emptied file is still this CLI's
+        if path != self._live_path:
+            self.live.clear()  # another session (e.g. after /clear): its own live scores
+            self._live_path = path
         project = self._config_project(session)
         outcome = engine.drift(
             session,
@@ -301,56 +323,112 @@ class Watcher:
         self.out.flush()
         self._frames += 1
 
+    def waiting_frame(self, *, width: int | None = None) -> list[str]:
+        """The lines shown while the project has no session yet (each within ``width``)."""
+        columns = max(20, width if width is not None else shutil.get_terminal_size().columns)
+        lead = "waiting for a session in "
+        where = _clip_left(f"{self.target.project}…", max(1, columns - len(lead)))
+        return [
+            _clip(lead + where, columns),
+            "",
+            _clip(f"looking every {DISCOVERY_SECONDS:g} s · Ctrl-C to quit", columns),
+        ]
+
     def _safe_frame(self, mode: str) -> list[str]:
         try:
             return self.frame(mode=mode)
         except DriftguardError as exc:
-            return [f"driftguard watch: {exc}", "", f"watching with {mode} · Ctrl-C to quit"]
+            columns = max(20, shutil.get_terminal_size().columns)
+            lines = [f"driftguard watch: {' '.join(str(exc).split())}", ""]
+            lines.append(f"watching with {mode} · Ctrl-C to quit")
+            return [_clip(line, columns) for line in lines]
 
     def _wanted(self, name: str) -> bool:
         if self.target.path is not None:
             return os.path.abspath(name) == os.path.abspath(self.target.path)
         return name.endswith(_SESSION_SUFFIXES)
 
+    def _first_frame(self) -> list[str] | None:
+        """The first frame, or ``None`` when the project has no session yet.
+
+        Raises:
+            DriftguardError: ``PATH`` or the session found cannot be read, or a bad config.
+        """
+        try:
+            self.locate()
+        except SessionNotFoundError:
+            if self.target.path is not None:
+                raise
+            return None
+        return self.frame()
+
+    def _wait_for_session(self, wake: threading.Event) -> None:
+        """Look for the project's session every :data:`DISCOVERY_SECONDS` until one
+        appears, or until ``wake`` is set (a resize: the waiting frame is redrawn)."""
+        while self._path is None:
+            woke = wake.wait(DISCOVERY_SECONDS)
+            wake.clear()
+            with contextlib.suppress(SessionNotFoundError):
+                self.locate()
+            if woke:
+                return
+
+    def _wait_for_change(self, wake: threading.Event) -> None:
+        """Wait for a change to the session's folder (or a resize), then find the session
+        again when it is the project's current one."""
+        while not wake.wait(WAKE_SECONDS):
+            pass
+        time.sleep(DEBOUNCE_SECONDS)
+        wake.clear()
+        if self.target.path is None:
+            with contextlib.suppress(DriftguardError):
+                self.locate()
+
     def run(self) -> int:
         """Draw, then redraw on every change until Ctrl-C; returns the exit code (0).
 
+        Without ``PATH``, a project with no session yet shows :meth:`waiting_frame` until
+        one appears.
+
         Raises:
-            DriftguardError: the first read fails (no session, unreadable file, bad config).
+            DriftguardError: the first read fails (unreadable ``PATH`` or session, bad
+                config).
         """
-        path = self.locate()
-        first = self.frame()  # a bad path or config fails here, before the screen changes
+        lines = self._first_frame()  # a bad path or config fails here, before the screen changes
         wake = threading.Event()
         handler = _Wake(wake, self._wanted)
-        folder = path.parent
-        observer, mode = _start_observer(folder, handler)
-        if mode != "file events":
-            first = self._safe_frame(mode)
+        observer: BaseObserver | None = None
+        folder: Path | None = None
+        mode = "file events"
         tty = self.out.isatty()
         try:
             with _on_resize(wake):
                 if tty:
                     self.out.write(_HIDE_CURSOR)
-                self._draw(first)
                 while True:
-                    if not wake.wait(WAKE_SECONDS):
+                    if self._path is None:
+                        self._draw(self.waiting_frame())
+                        self._wait_for_session(wake)
                         continue
-                    time.sleep(DEBOUNCE_SECONDS)
-                    wake.clear()
-                    if self.target.path is None:
-                        with contextlib.suppress(DriftguardError):
-                            moved = self.locate().parent
-                            if moved != folder:
-                                observer.unschedule_all()
-                                observer.schedule(handler, str(moved), recursive=False)
-                                folder = moved
-                    self._draw(self._safe_frame(mode))
+                    if self._path.parent != folder:
+                        folder = self._path.parent
+                        if observer is None:
+                            observer, mode = _start_observer(folder, handler)
+                            if mode != "file events":
+                                lines = None  # the footer names the polling observer
+                        else:
+                            observer.unschedule_all()
+                            observer.schedule(handler, str(folder), recursive=False)
+                    self._draw(lines if lines is not None else self._safe_frame(mode))
+                    lines = None
+                    self._wait_for_change(wake)
         except KeyboardInterrupt:
             return 0
         finally:
-            observer.stop()
-            with contextlib.suppress(RuntimeError):
-                observer.join(timeout=2)
+            if observer is not None:
+                observer.stop()
+                with contextlib.suppress(RuntimeError):
+                    observer.join(timeout=2)
             if tty:
                 with contextlib.suppress(OSError, ValueError):
                     self.out.write(_SHOW_CURSOR)

@@ -57,6 +57,10 @@ OPENAI_LEGACY = "sk-" + fake(ALNUM, 20, 10) + "T3BlbkFJ" + fake(ALNUM, 20, 11)
 SLACK_BOT = "xoxb-" + fake(string.digits, 12, 12) + "-" + fake(string.digits, 13, 13) + "-"
 SLACK_BOT += fake(ALNUM, 24, 14)
 GOOGLE = "AIza" + fake(URLSAFE, 35, 15)
+STRIPE_LIVE = "sk_live_" + fake(ALNUM, 24, 25)
+STRIPE_TEST = "sk_test_" + fake(ALNUM, 99, 26)
+STRIPE_RESTRICTED = "rk_live_" + fake(ALNUM, 16, 27)  # the shortest body the rule takes
+STRIPE_RESTRICTED_TEST = "rk_test_" + fake(ALNUM, 32, 28)
 JWT = "eyJ" + fake(URLSAFE, 30, 16) + ".eyJ" + fake(URLSAFE, 60, 17) + "." + fake(URLSAFE, 43, 18)
 BEARER = fake(ALNUM, 40, 19)
 URL_PASSWORD = fake(ALNUM, 12, 20) + "!%"
@@ -81,6 +85,11 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("openai-key", f"old key {OPENAI_LEGACY} was revoked", OPENAI_LEGACY),
     ("slack-token", f"post with {SLACK_BOT} to #general", SLACK_BOT),
     ("google-api-key", f"maps key {GOOGLE} in the config", GOOGLE),
+    ("stripe-key", f"charge the card with {STRIPE_LIVE} from the vault", STRIPE_LIVE),
+    ("stripe-key", f"stripe.api_key = '{STRIPE_TEST}'", STRIPE_TEST),
+    ("stripe-key", f"STRIPE_SECRET_KEY={STRIPE_RESTRICTED}", STRIPE_RESTRICTED),
+    ("stripe-key", f'{{"key": "{STRIPE_RESTRICTED_TEST}"}}', STRIPE_RESTRICTED_TEST),
+    ("stripe-key", f"curl https://api.stripe.com/v1/charges -u {STRIPE_LIVE}:", STRIPE_LIVE),
     ("jwt", f"session cookie {JWT} expired", JWT),
     ("jwt", f"Authorization: Bearer {JWT}", JWT),
     ("bearer-token", f"curl -H 'Authorization: Bearer {BEARER}' https://api", BEARER),
@@ -157,6 +166,11 @@ NEAR_MISSES: list[tuple[str, str]] = [
     ("openai-key", "we use sk-learn-compatible-estimators-everywhere in this task-based-flow"),
     ("slack-token", "xoxo-gossip-girl-fans-unite and xoxb-"),
     ("google-api-key", "AIza alone, or AIzaShort"),
+    ("stripe-key", "set STRIPE_KEY to a key starting sk_live_ alone, never commit it"),
+    ("stripe-key", "task_list_items and mask_live_preview_settings_enabled are fields"),
+    ("stripe-key", "Stripe secret keys (sk_test_ or sk_live_) and restricted keys (rk_…)"),
+    ("stripe-key", "sk_live_abc123 is too short, and sk_prod_" + fake(ALNUM, 24, 29)),
+    ("stripe-key", "the publishable key pk_live_" + fake(ALNUM, 24, 30) + " is public"),
     ("jwt", "eyJhbGciOiJIUzI1NiJ9 is only a header"),
     ("jwt", PNG_PREFIX),
     ("bearer-token", 'curl -H "Authorization: Bearer $GITHUB_TOKEN" https://api'),
@@ -218,7 +232,7 @@ NEAR_MISSES: list[tuple[str, str]] = [
 ]
 
 
-def test_rule_ids_are_the_fourteen_documented_ones_in_priority_order() -> None:
+def test_rule_ids_are_the_fifteen_documented_ones_in_priority_order() -> None:
     assert RULE_IDS == (
         "private-key",
         "aws-access-key",
@@ -228,6 +242,7 @@ def test_rule_ids_are_the_fourteen_documented_ones_in_priority_order() -> None:
         "openai-key",
         "slack-token",
         "google-api-key",
+        "stripe-key",
         "jwt",
         "bearer-token",
         "url-credentials",
@@ -366,6 +381,16 @@ def test_gating_gated_text_changes_nothing(text: str) -> None:
     assert twice == GatedText(text=once.text)
 
 
+def test_a_token_given_as_a_curl_user_is_gated_once_and_stays_so() -> None:
+    # curl -u KEY: (an empty password) is how Stripe's and GitHub's docs pass a key; the
+    # marker left in its place must not read as user "[REDACTED" and a password.
+    for token, rule in ((STRIPE_TEST, "stripe-key"), (GITHUB_PAT, "github-token")):
+        text = f"curl https://api.internal/v1 -u {token}: -d amount=100"
+        gated = gate(text).text
+        assert gated == text.replace(token, marker(rule, token))
+        assert gate(gated) == GatedText(text=gated)
+
+
 def test_text_inside_an_existing_marker_is_never_redacted_again() -> None:
     text = f"postgres://app:{marker('url-credentials', 'x')}@db/app"
     assert gate(text) == GatedText(text=text)
@@ -443,6 +468,11 @@ SECRET_CONTEXTS: list[st.SearchStrategy[tuple[str, str]]] = [
         _body(ALNUM, 24),
     ),
     _body(URLSAFE, 35).map(lambda body: ("AIza" + body, "AIza" + body)),
+    st.builds(
+        lambda prefix, body: (prefix + body, prefix + body),
+        st.sampled_from(["sk_live_", "sk_test_", "rk_live_", "rk_test_"]),
+        st.integers(16, 99).flatmap(lambda size: _body(ALNUM, size)),
+    ),
     st.builds(
         lambda h, p, s: (f"eyJ{h}.eyJ{p}.{s}", f"eyJ{h}.eyJ{p}.{s}"),
         _body(URLSAFE, 12),

@@ -98,13 +98,76 @@ def test_without_a_path_the_watcher_follows_the_projects_pointer(tmp_path: Path)
     assert any("resolved by pointer" in line for line in watcher.frame(width=80))
 
 
-def test_watching_a_missing_file_is_bad_input(
+def test_watching_a_missing_file_is_bad_input_said_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from driftguard.cli import main
 
     assert main(["watch", str(tmp_path / "missing.jsonl")]) == 2
-    assert "missing.jsonl" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "missing.jsonl" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_file_truncated_to_empty_keeps_its_cli_and_is_not_enough_to_score(
+    tmp_path: Path,
+) -> None:
+    path = write_claude_session(tmp_path / f"{SESSION_ID}.jsonl", REPLIES[:3])
+    watcher = Watcher(WatchTarget(path=path, project=tmp_path), io.StringIO())
+    watcher.locate()
+    assert any("6 messages" in line for line in watcher.frame(width=80))
+    path.write_bytes(b"")
+    lines = watcher._safe_frame("file events")
+    text = "\n".join(lines)
+    assert "cannot tell" not in text
+    assert "Not enough messages to score yet." in text
+    assert lines[0].startswith("driftguard watch · claude_code · ")
+
+
+def test_an_error_frame_is_cut_to_the_terminal_width_not_wrapped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / ("a-rather-long-folder-name-" * 4) / f"{SESSION_ID}.jsonl"
+    folder.mkdir(parents=True)  # a directory where the session file should be: an error
+    monkeypatch.setenv("COLUMNS", "40")
+    watcher = Watcher(WatchTarget(path=folder, project=tmp_path), io.StringIO())
+    lines = watcher._safe_frame("file events")
+    assert lines[0].startswith("driftguard watch: ")
+    assert lines[0].endswith("…")
+    assert all(len(line) <= 40 for line in lines)
+
+
+def test_the_live_sparkline_starts_afresh_when_a_new_session_is_followed(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "site"
+    project.mkdir()
+    old = write_claude_session(
+        tmp_path / "old.jsonl", REPLIES[:3], cwd=str(project), session_id=SESSION_ID
+    )
+    new = write_claude_session(tmp_path / "new.jsonl", REPLIES[:1], cwd=str(project))
+    watcher = Watcher(WatchTarget(path=None, project=project), io.StringIO())
+    write_pointer(project, old, "claude_code", None)
+    watcher.locate()
+    watcher.frame(width=80)
+    _grow(old, REPLIES, project, tmp_path)
+    watcher.frame(width=80)
+    assert len(watcher.live) == 2
+    write_pointer(project, new, "claude_code", None)  # what SessionStart does after /clear
+    watcher.locate()
+    assert any("2 messages" in line for line in watcher.frame(width=80))
+    assert len(watcher.live) == 1
+
+
+def test_the_waiting_frame_names_the_project_within_the_width(tmp_path: Path) -> None:
+    project = tmp_path / ("deep-folder-" * 8) / "site"
+    watcher = Watcher(WatchTarget(path=None, project=project), io.StringIO())
+    lines = watcher.waiting_frame(width=40)
+    assert lines[0].startswith("waiting for a session in …")
+    assert lines[0].endswith("site…")
+    assert all(len(line) <= 40 for line in lines)
+    wide = watcher.waiting_frame(width=400)
+    assert wide[0] == f"waiting for a session in {project}…"
 
 
 # --- headless, under a pseudo-terminal -------------------------------------------------
@@ -193,6 +256,88 @@ def test_watch_under_a_pty_redraws_when_a_turn_is_appended_and_exits_0_on_ctrl_c
         assert child.wait(timeout=15) == 0
         screen.drain()
         assert screen.raw.rstrip(b"\r\n").endswith(b"\x1b[?25h")  # the cursor is shown again
+        assert "Traceback" not in screen.text()
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(master)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
+def test_watch_under_a_pty_waiting_for_a_session_exits_0_on_ctrl_c(tmp_path: Path) -> None:
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    project = tmp_path / "empty"
+    project.mkdir()
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 250, 0, 0))
+    env = {**os.environ, "TERM": "xterm", "NO_COLOR": "1"}
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CONTROLLING_TTY, "watch"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+        cwd=project,
+    )
+    os.close(slave)
+    screen = _Screen(master)
+    try:
+        screen.wait_for("Ctrl-C to quit")
+        assert f"waiting for a session in {project}…" in screen.text()
+        os.write(master, b"\x03")  # Ctrl-C on the terminal
+        assert child.wait(timeout=15) == 0
+        screen.drain()
+        assert screen.raw.rstrip(b"\r\n").endswith(b"\x1b[?25h")  # the cursor is shown again
+        assert "Traceback" not in screen.text()
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(master)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
+def test_watch_under_a_pty_waits_for_a_first_session_then_shows_it_and_exits_0_on_ctrl_c(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    import pty
+
+    from driftguard.discovery import claude_project_dir_name
+
+    project = tmp_path / "site"
+    project.mkdir()
+    master, slave = pty.openpty()
+    env = {**os.environ, "TERM": "xterm", "NO_COLOR": "1"}
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CONTROLLING_TTY, "watch"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+        cwd=project,
+    )
+    os.close(slave)
+    screen = _Screen(master)
+    try:
+        screen.wait_for("waiting for a session in")
+        assert "waiting for a session in" in screen.text()  # not a closed terminal
+        assert child.poll() is None  # still watching, not exited
+        # Claude Code starts a session in the project: its transcript appears in its folder.
+        folder = isolated_home / ".claude" / "projects" / claude_project_dir_name(str(project))
+        write_claude_session(
+            folder / f"{SESSION_ID}.jsonl", REPLIES[:3], cwd=str(project), session_id=SESSION_ID
+        )
+        screen.wait_for("6 messages")
+        os.write(master, b"\x03")  # Ctrl-C on the terminal
+        assert child.wait(timeout=15) == 0
+        screen.drain()
         assert "Traceback" not in screen.text()
     finally:
         if child.poll() is None:
