@@ -68,8 +68,11 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def _add_session_arguments(command: argparse.ArgumentParser) -> None:
-    command.add_argument("path", nargs="?", metavar="PATH", help="session file to read")
+def _add_session_arguments(
+    command: argparse.ArgumentParser, *, json_output: bool = True, verb: str = "read"
+) -> None:
+    """PATH, --cli and --project (and --json) as every session command takes them."""
+    command.add_argument("path", nargs="?", metavar="PATH", help=f"session file to {verb}")
     command.add_argument(
         "--cli", choices=CLI_NAMES, help="which CLI wrote PATH, or whose sessions to look for"
     )
@@ -80,7 +83,8 @@ def _add_session_arguments(command: argparse.ArgumentParser) -> None:
         help="project directory: where to look for sessions and its .driftcli config "
         "(default: the current directory; with PATH, it only selects the config)",
     )
-    command.add_argument("--json", action="store_true", help="print the result as JSON")
+    if json_output:
+        command.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -147,17 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
             "followed after /clear; until the project has one, it waits for it). Ctrl-C quits."
         ),
     )
-    watch.add_argument("path", nargs="?", metavar="PATH", help="session file to watch")
-    watch.add_argument(
-        "--cli", choices=CLI_NAMES, help="which CLI wrote PATH, or whose sessions to look for"
-    )
-    watch.add_argument(
-        "--project",
-        metavar="DIR",
-        type=Path,
-        help="project directory: where to look for sessions and its .driftcli config "
-        "(default: the current directory; with PATH, it only selects the config)",
-    )
+    _add_session_arguments(watch, json_output=False, verb="watch")
     watch.set_defaults(handler=_watch)
 
     statusline = commands.add_parser(
