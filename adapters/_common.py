@@ -18,7 +18,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from driftguard.errors import SessionFormatError
 from driftguard.model import ParsedMessage, ToolCall
@@ -29,8 +29,10 @@ __all__ = [
     "ZSTD_MAGIC",
     "JsonTooDeepError",
     "Line",
+    "LineParser",
     "decode_json",
     "estimate_tokens",
+    "feed_file",
     "iter_lines",
     "load_record",
     "make_tool_call",
@@ -222,6 +224,26 @@ def _deeper_than(value: object, limit: int) -> bool:
                     return True
                 stack.append((child, depth + 1))
     return False
+
+
+class LineParser(Protocol):
+    """An adapter's resumable parser: fed one line at a time (without its newline)."""
+
+    def feed(self, line: bytes, terminated: bool = True) -> None: ...
+
+
+def feed_file(parser: LineParser, path: Path) -> None:
+    """Stream every line of ``path`` (plain or zstd) into ``parser``.
+
+    Raises:
+        SessionFormatError: the file cannot be opened, read or decompressed.
+    """
+    try:
+        with open_session_file(path) as stream:
+            for line, terminated in iter_lines(stream):
+                parser.feed(line, terminated)
+    except OSError as exc:
+        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
 def load_record(line: bytes) -> dict[str, Any] | None:

@@ -89,14 +89,12 @@ from typing import Any
 
 from driftguard.adapters._common import (
     estimate_tokens,
-    iter_lines,
+    feed_file,
     load_record,
     make_tool_call,
-    open_session_file,
     parse_timestamp,
     read_token_count,
 )
-from driftguard.errors import SessionFormatError
 from driftguard.model import ParsedMessage, Session, ToolCall
 
 __all__ = ["RECORD_TYPES", "ClaudeCodeParser", "parse"]
@@ -622,10 +620,5 @@ def parse(path: Path) -> Session:
         SessionFormatError: the file cannot be opened or read.
     """
     parser = ClaudeCodeParser(str(path))
-    try:
-        with open_session_file(path) as stream:
-            for line, terminated in iter_lines(stream):
-                parser.feed(line, terminated)
-    except OSError as exc:
-        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    feed_file(parser, path)
     return parser.session()

@@ -92,19 +92,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
-import zstandard
-
 from driftguard.adapters._common import (
     decode_json,
     estimate_tokens,
-    iter_lines,
+    feed_file,
     load_record,
     make_tool_call,
-    open_session_file,
     parse_timestamp,
     read_token_count,
 )
-from driftguard.errors import SessionFormatError
 from driftguard.model import ParsedMessage, Session, ToolCall
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "CodexCliParser", "parse"]
@@ -511,12 +507,7 @@ def parse(path: Path) -> Session:
         SessionFormatError: the file cannot be opened, read or decompressed.
     """
     parser = CodexCliParser(str(path))
-    try:
-        with open_session_file(path) as stream:
-            for line, terminated in iter_lines(stream):
-                parser.feed(line, terminated)
-    except (OSError, zstandard.ZstdError) as exc:
-        raise SessionFormatError(f"cannot read {path}: {exc}") from exc
+    feed_file(parser, path)
     return parser.session()
 
 

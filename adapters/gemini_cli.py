@@ -98,10 +98,9 @@ from driftguard.adapters._common import (
     JsonTooDeepError,
     decode_json,
     estimate_tokens,
-    iter_lines,
+    feed_file,
     load_record,
     make_tool_call,
-    open_session_file,
     parse_timestamp,
     read_token_count,
 )
@@ -580,10 +579,5 @@ def parse(path: Path) -> Session:
     if path.suffix == ".json":
         parser._replay_legacy(_load_legacy(path))
         return parser.session()
-    try:
-        with open_session_file(path) as stream:
-            for line, terminated in iter_lines(stream):
-                parser.feed(line, terminated)
-    except OSError as exc:
-        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    feed_file(parser, path)
     return parser.session()
