@@ -109,9 +109,11 @@ def detect_cli(path: Path) -> CliName:
             return "gemini_cli"
         raise SessionFormatError(f"{path} is JSON but not a session file of a supported CLI")
     seen = 0
+    blank = True
     try:
         with open_session_file(path) as stream:
             for line, _ in iter_lines(stream):
+                blank = blank and not line.strip()
                 record = load_record(line)
                 if record is None:
                     continue
@@ -126,6 +128,8 @@ def detect_cli(path: Path) -> CliName:
     hint = _hint_from_path(path)
     if hint is not None:
         return hint
+    if blank:
+        raise UnknownFormatError(f"{path} is empty: nothing in it tells which CLI wrote it")
     raise UnknownFormatError(
         f"cannot tell which CLI wrote {path}: no Claude Code, Gemini CLI or Codex CLI record "
         "in its first lines"

@@ -52,11 +52,10 @@ aws_secret_access_key wJalr…`` and ``"SecretAccessKey": "wJalr…"`` all count
 (case-insensitive, so ``tokenizer`` counts, but its value must still be high-entropy, see
 :func:`is_high_entropy`) — given a value by ``name=value``, ``name: value``, ``name :=
 value``, ``name => value`` (quotes allowed around either), a command-line flag ``--name
-value``, or blanks on the same line (``export GITHUB_TOKEN  value``, ``set
-aws_secret_access_key value``). In that last form the name must look like code — hold
-``_``, ``-``, ``.``, a digit, camelCase or two capitals (``GITHUB_TOKEN``,
-``clientSecret``) — so prose naming "the secret" or "Token" before a random word is left
-alone.
+value``, or blanks on the same line, perhaps with ``is``/``was`` between (``export
+GITHUB_TOKEN  value``, ``set aws_secret_access_key value``, ``my AWS secret is value``):
+prose that puts a high-entropy run right after such a word gives a secret away as surely
+as code does.
 
 ``password``: a name with a word (split at ``_ - .`` and camelCase) containing
 ``password``/``passwd``/``pwd``, or ending in the word ``pass`` (``DB_PASS``), given a
@@ -76,8 +75,9 @@ and the shell's ``PWD``/``OLDPWD``.
 ``cli-password``: ``mysql``/``mysqldump``/``mariadb`` (and their ``mysql…``/``mariadb…``
 tools) with the password attached to ``-p`` (``-pSECRET``, ``-p'…'``; a bare ``-p``
 prompts, so ``-p dbname`` is no password), and ``curl``/``wget`` ``-u user:pw``,
-``--user user:pw``, ``--user=user:pw`` (the password part only; a bare user prompts); in
-the same simple command (up to a newline, ``;``, ``&``, ``|``). Placeholders as above.
+``--user user:pw``, ``--user=user:pw`` (the password part only; a bare user prompts),
+``docker``/``podman``/``helm`` ``login … -p PW`` and ``sshpass -p PW``; in the same simple
+command (up to a newline, ``;``, ``&``, ``|``). Placeholders as above.
 
 Spans found by several rules that overlap are merged into one marker, so no tail of a
 secret survives.
@@ -325,33 +325,27 @@ def _aws_secret(span: str) -> bool:
     return _HEX.fullmatch(span) is None and shannon_entropy(span) > 3.0
 
 
-_IDENTIFIER_SHAPE = re.compile(r"[_.0-9-]|[a-z][A-Z]|[A-Z]{2}")
-
-
-def _identifier_like(name: str) -> bool:
-    """A name as code or a shell writes it (``GITHUB_TOKEN``, ``clientSecret``,
-    ``api-key``, ``TOKEN``), not a word of prose (``secret``, ``Token``)."""
-    return _IDENTIFIER_SHAPE.search(name.strip(".-")) is not None
-
-
 _NAME = r"[A-Za-z0-9_.-]{0,64}?(?i:key|secret|token|passw(?:or)?d)[A-Za-z0-9_.-]{0,64}"
 _VALUE = r"[\"']?(?P<secret>[A-Za-z0-9+/=_-]{24,})"
 _ENTROPY_SPACED = re.compile(
-    rf"(?<![A-Za-z0-9_.-])(?P<name>{_NAME})(?![A-Za-z0-9_.-])[\"']?[ \t]+(?!-){_VALUE}"
+    rf"(?<![A-Za-z0-9_.-])(?P<name>{_NAME})(?![A-Za-z0-9_.-])[\"']?[ \t]+"
+    rf"(?:(?:is|was|are|be)[ \t]+)?(?!-){_VALUE}"
 )
-"""A name, blanks on the same line, a value: ``export GITHUB_TOKEN  …``, ``aws configure
-set aws_secret_access_key …``."""
+"""A name, blanks on the same line (and perhaps ``is``/``was``), a value: ``export
+GITHUB_TOKEN  …``, ``aws configure set aws_secret_access_key …``, ``my AWS secret is …``."""
 
 
 def _entropy_assignment(match: re.Match[str]) -> bool:
-    """A high-entropy value; after blanks only, given to a code-like name that ends in a
-    letter, digit or ``_`` (not ``KEY-----`` of a PEM header)."""
+    """A high-entropy value; after blanks only, given to a name that ends in a letter,
+    digit or ``_`` (not ``KEY-----`` of a PEM header). Prose counts too ("the token is
+    …"): a high-entropy run right after such a word is a secret far more often than not,
+    and a handoff must not carry one."""
     if not is_high_entropy(match.group("secret")):
         return False
     if match.re is not _ENTROPY_SPACED:
         return True
     name = match.group("name")
-    return _identifier_like(name) and (name[-1].isalnum() or name[-1] == "_")
+    return name[-1].isalnum() or name[-1] == "_"
 
 
 _NOT_A_VALUE = frozenset(
@@ -478,6 +472,12 @@ _SAME_COMMAND = r"(?=[ \t])[^\n;&|]{0,512}?[ \t]"
 """The rest of one simple command: up to a newline, ``;``, ``&`` or ``|`` (bounded)."""
 _MYSQL_P = rf"(?<![A-Za-z0-9_.-])(?:mysql|mariadb)[a-z-]{{0,16}}{_SAME_COMMAND}-p"
 _CURL_USER = rf"(?<![A-Za-z0-9_.-])(?:curl|wget){_SAME_COMMAND}(?:-u[ \t]*|--user(?:[ \t]+|=))"
+_SEPARATE_P = (
+    rf"(?<![A-Za-z0-9_.-])(?:(?:docker|podman|helm)[ \t]+(?:registry[ \t]+)?login{_SAME_COMMAND}"
+    r"|sshpass[ \t]+)-p[ \t]*"
+)
+"""``docker``/``podman``/``helm`` ``login … -p PW`` and ``sshpass -p PW``: their ``-p``
+takes the password itself (docker-login(1), sshpass(1))."""
 _CLI_PASSWORD_PATTERNS = (
     *(
         re.compile(_MYSQL_P + value)
@@ -493,6 +493,14 @@ _CLI_PASSWORD_PATTERNS = (
             rf"'[^\s:']*:(?P<secret>[^'\n]{{1,{_VALUE_LIMIT}}})(?='|\n|\Z)",
             rf'"[^\s:"]*:(?P<secret>[^"\n]{{1,{_VALUE_LIMIT}}})(?="|\n|\Z)',
             rf"(?!-)[^\s:\"'`;&|]*:(?P<secret>{_PLAIN}{{1,{_VALUE_LIMIT}}})(?!{_PLAIN})",
+        )
+    ),
+    *(
+        re.compile(_SEPARATE_P + value)
+        for value in (
+            rf"'(?P<secret>[^'\n]{{1,{_VALUE_LIMIT}}})(?='|\n|\Z)",
+            rf'"(?P<secret>[^"\n]{{1,{_VALUE_LIMIT}}})(?="|\n|\Z)',
+            rf"(?!-)(?P<secret>{_PLAIN}{{1,{_VALUE_LIMIT}}})(?!{_PLAIN})",
         )
     ),
 )

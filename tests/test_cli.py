@@ -220,3 +220,14 @@ def test_each_corpus_format_is_detected_and_scored(
     report = json.loads(capsys.readouterr().out)
     assert report["session"]["cli"] == cli
     assert 0 <= report["score"] <= 100
+
+
+def test_an_empty_file_says_it_is_empty(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert main(["score", str(empty)]) == 2
+    err = capsys.readouterr().err
+    assert f"{empty} is empty" in err
+    assert "pass --cli" in err
+    assert main(["score", "--cli", "claude_code", str(empty)]) == 0
+    assert capsys.readouterr().out.startswith("Not enough messages to score yet.")
