@@ -740,7 +740,7 @@ def test_naming_the_cli_checks_it_against_the_content_like_parse_session(
 def test_file_empty_at_first_is_detected_once_content_arrives(tmp_path: Path) -> None:
     path = write(tmp_path / "notes.jsonl", b"")
     cache = SessionCache()
-    with pytest.raises(SessionFormatError, match="cannot tell which CLI"):
+    with pytest.raises(SessionFormatError, match="is empty: nothing in it tells which CLI"):
         cache.get(path)
     append(path, codex_session())
     session = cache.get(path)
