@@ -28,6 +28,7 @@ __all__ = [
     "not_installed",
     "same_value",
     "server_env",
+    "stdio_entry",
     "stdio_matches",
 ]
 
@@ -126,6 +127,12 @@ def server_env(host: HostName) -> dict[str, str]:
     """The entry's environment: ``DRIFTGUARD_HOST=<host>``, the hint the server reads next
     to ``clientInfo.name`` to know whose sessions to look for (resolve.py)."""
     return {HOST_ENV: host}
+
+
+def stdio_entry(host: HostName, command: str) -> dict[str, Any]:
+    """The stdio entry that starts ``<command> serve`` with the host hint (the shape
+    Gemini CLI, Codex CLI and Cursor share; Claude Code adds ``"type": "stdio"``)."""
+    return {"command": command, "args": ["serve"], "env": server_env(host)}
 
 
 def stdio_matches(existing: Any, wanted: Mapping[str, Any]) -> bool:

@@ -70,7 +70,10 @@ from driftguard.setup_scripts._base import (
     decide,
     display_path,
     merged_entry,
+    not_installed,
     same_value,
+    stdio_entry,
+    stdio_matches,
 )
 
 __all__ = [
@@ -85,6 +88,7 @@ __all__ = [
     "atomic_write",
     "describe_entry",
     "edit_servers_file",
+    "edit_stdio_host",
     "inspect_config",
     "is_read_only",
     "plan_edit",
@@ -682,6 +686,33 @@ def edit_servers_file(
             host, planned.status, shown, path=path, diff=planned.diff, notes=notes, dry_run=True
         )
     return _write(host, found, fmt, planned, notes)
+
+
+def edit_stdio_host(
+    host: HostName,
+    root: Path,
+    path: Path,
+    fmt: ServersFormat,
+    request: SetupRequest,
+    *,
+    notes: tuple[str, ...] = (),
+) -> HostResult:
+    """The whole setup of a host that keeps a servers file of its own (Gemini CLI, Codex
+    CLI, Cursor): skipped when its folder ``root`` does not exist, else driftguard's stdio
+    entry (``<command> serve`` with the host hint, :func:`stdio_entry`) edited into
+    ``path`` by :func:`edit_servers_file`."""
+    if not root.is_dir():
+        return not_installed(host, root)
+    entry = stdio_entry(host, request.command)
+    return edit_servers_file(
+        host,
+        path,
+        fmt,
+        request,
+        entry,
+        matches=lambda existing: stdio_matches(existing, entry),
+        notes=notes,
+    )
 
 
 def plan_edit(

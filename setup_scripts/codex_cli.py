@@ -25,20 +25,12 @@ must be in ``env``.) Comments and layout survive: see
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from driftguard.discovery import codex_root
-from driftguard.setup_scripts._base import (
-    HostName,
-    HostResult,
-    SetupRequest,
-    not_installed,
-    server_env,
-    stdio_matches,
-)
-from driftguard.setup_scripts._safe_edit import TomlServers, edit_servers_file
+from driftguard.setup_scripts._base import HostName, HostResult, SetupRequest
+from driftguard.setup_scripts._safe_edit import TomlServers, edit_stdio_host
 
-__all__ = ["config_file", "installed", "matches", "run", "server_entry"]
+__all__ = ["config_file", "installed", "run"]
 
 HOST: HostName = "codex_cli"
 _FORMAT = TomlServers()
@@ -56,29 +48,11 @@ def config_file(project: Path | None = None) -> Path:
     return codex_root() / "config.toml"
 
 
-def server_entry(command: str) -> dict[str, Any]:
-    """Codex CLI's stdio table that starts ``<command> serve`` (known keys only)."""
-    return {"command": command, "args": ["serve"], "env": server_env(HOST)}
-
-
-def matches(existing: Any, command: str) -> bool:
-    """Whether ``existing`` starts ``<command> serve`` with the host hint."""
-    return stdio_matches(existing, server_entry(command))
-
-
 def run(request: SetupRequest) -> HostResult:
     """Install or uninstall driftguard's table for Codex CLI (module doc)."""
-    if not installed():
-        return not_installed(HOST, codex_root())
     notes: tuple[str, ...] = ()
     if request.project is not None and request.action == "install":
         notes = ("Codex reads a project's .codex/config.toml only when the project is trusted",)
-    return edit_servers_file(
-        HOST,
-        config_file(request.project),
-        _FORMAT,
-        request,
-        server_entry(request.command),
-        matches=lambda existing: matches(existing, request.command),
-        notes=notes,
+    return edit_stdio_host(
+        HOST, codex_root(), config_file(request.project), _FORMAT, request, notes=notes
     )

@@ -17,19 +17,11 @@ hint tells the server to look for the newest session of any supported CLI.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from driftguard.setup_scripts._base import (
-    HostName,
-    HostResult,
-    SetupRequest,
-    not_installed,
-    server_env,
-    stdio_matches,
-)
-from driftguard.setup_scripts._safe_edit import JsonServers, edit_servers_file
+from driftguard.setup_scripts._base import HostName, HostResult, SetupRequest
+from driftguard.setup_scripts._safe_edit import JsonServers, edit_stdio_host
 
-__all__ = ["config_file", "cursor_dir", "installed", "matches", "run", "server_entry"]
+__all__ = ["config_file", "cursor_dir", "installed", "run"]
 
 HOST: HostName = "cursor"
 _FORMAT = JsonServers(comments=False)
@@ -52,29 +44,11 @@ def config_file(project: Path | None = None) -> Path:
     return cursor_dir() / "mcp.json"
 
 
-def server_entry(command: str) -> dict[str, Any]:
-    """Cursor's stdio entry that starts ``<command> serve``."""
-    return {"command": command, "args": ["serve"], "env": server_env(HOST)}
-
-
-def matches(existing: Any, command: str) -> bool:
-    """Whether ``existing`` starts ``<command> serve`` with the host hint."""
-    return stdio_matches(existing, server_entry(command))
-
-
 def run(request: SetupRequest) -> HostResult:
     """Install or uninstall driftguard's entry for Cursor (module doc)."""
-    if not installed():
-        return not_installed(HOST, cursor_dir())
     notes: tuple[str, ...] = ()
     if request.project is not None and request.action == "install":
         notes = ("Cursor asks to approve a project's servers before it starts them",)
-    return edit_servers_file(
-        HOST,
-        config_file(request.project),
-        _FORMAT,
-        request,
-        server_entry(request.command),
-        matches=lambda existing: matches(existing, request.command),
-        notes=notes,
+    return edit_stdio_host(
+        HOST, cursor_dir(), config_file(request.project), _FORMAT, request, notes=notes
     )

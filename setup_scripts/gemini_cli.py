@@ -28,25 +28,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 from driftguard.discovery import gemini_root
-from driftguard.setup_scripts._base import (
-    HostName,
-    HostResult,
-    SetupRequest,
-    display_path,
-    not_installed,
-    server_env,
-    stdio_matches,
-)
-from driftguard.setup_scripts._safe_edit import JsonServers, edit_servers_file
+from driftguard.setup_scripts._base import HostName, HostResult, SetupRequest, display_path
+from driftguard.setup_scripts._safe_edit import JsonServers, edit_stdio_host
 
 __all__ = [
     "installed",
-    "matches",
     "run",
-    "server_entry",
     "settings_file",
     "trust_note",
     "trusted_folders_file",
@@ -85,29 +74,9 @@ def trust_note(project: Path | None) -> str:
     )
 
 
-def server_entry(command: str) -> dict[str, Any]:
-    """Gemini CLI's stdio entry that starts ``<command> serve``."""
-    return {"command": command, "args": ["serve"], "env": server_env(HOST)}
-
-
-def matches(existing: Any, command: str) -> bool:
-    """Whether ``existing`` starts ``<command> serve`` with the host hint."""
-    return stdio_matches(existing, server_entry(command))
-
-
 def run(request: SetupRequest) -> HostResult:
     """Install or uninstall driftguard's entry for Gemini CLI (module doc)."""
-    if not installed():
-        return not_installed(HOST, gemini_root())
-    notes: tuple[str, ...] = ()
-    if request.action == "install":
-        notes = (trust_note(request.project),)
-    return edit_servers_file(
-        HOST,
-        settings_file(request.project),
-        _FORMAT,
-        request,
-        server_entry(request.command),
-        matches=lambda existing: matches(existing, request.command),
-        notes=notes,
+    notes = (trust_note(request.project),) if request.action == "install" else ()
+    return edit_stdio_host(
+        HOST, gemini_root(), settings_file(request.project), _FORMAT, request, notes=notes
     )
