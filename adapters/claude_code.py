@@ -287,6 +287,7 @@ class _Conversation:
     summary_flagged: bool = False
     preserved: frozenset[str] = frozenset()
     latest_context: int | None = None
+    first_context: int | None = None
     max_context: int = 0
     model: str | None = None
     compactions: int = 0
@@ -471,6 +472,7 @@ class ClaudeCodeParser:
             compactions=conversation.compactions,
             skipped_lines=self._skipped,
             model=conversation.model,
+            first_request_tokens=conversation.first_context,
         )
 
     # -- routing ---------------------------------------------------------------------
@@ -555,6 +557,8 @@ class ClaudeCodeParser:
             if size > 0:
                 conversation.latest_context = size
                 conversation.max_context = max(conversation.max_context, size)
+                if conversation.first_context is None:
+                    conversation.first_context = size
 
     def _on_user(self, record: dict[str, Any]) -> None:
         uuid = record.get("uuid") if isinstance(record.get("uuid"), str) else None

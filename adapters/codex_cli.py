@@ -211,6 +211,7 @@ class CodexCliParser:
         # Usage bookkeeping (design §5.3).
         self._prev_total: Mapping[str, Any] | None = None
         self._latest_usage: int | None = None
+        self._first_usage: int | None = None
         # Response tracking: a "run" is the stretch of model-output items between two inputs.
         self._run_open = False
         self._run_usage: int | None = None
@@ -335,6 +336,8 @@ class CodexCliParser:
         if usage <= 0:
             return  # zero usage is never "latest"
         self._latest_usage = usage
+        if self._first_usage is None:
+            self._first_usage = usage
         self._attribute(usage)
 
     def _attribute(self, usage: int) -> None:
@@ -497,6 +500,7 @@ class CodexCliParser:
             compactions=self._compactions,
             skipped_lines=self._skipped,
             model=self._model,
+            first_request_tokens=self._first_usage,
         )
 
 

@@ -179,6 +179,7 @@ class GeminiCliParser:
         self._boundary: frozenset[str] = frozenset()
         self._snapshots_seen: set[str] = set()
         self._last_model: str | None = None
+        self._first_input: int | None = None
 
     # ------------------------------------------------------------------ feeding
 
@@ -284,6 +285,8 @@ class GeminiCliParser:
             input_tokens = self._tokens_by_id.get(message_id)
         else:
             self._tokens_by_id[message_id] = input_tokens
+        if input_tokens and self._first_input is None:
+            self._first_input = input_tokens
         model = record.get("model") if isinstance(record.get("model"), str) else None
         if model:
             self._last_model = model
@@ -379,6 +382,7 @@ class GeminiCliParser:
             compactions=self._compactions,
             skipped_lines=self._skipped,
             model=model or self._last_model,
+            first_request_tokens=self._first_input,
         )
 
 

@@ -113,6 +113,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="factor weights preset (default: from config, else coding)",
     )
     score.add_argument(
+        "--context-window",
+        type=_context_window,
+        metavar="TOKENS",
+        help=(
+            "the model's context window in tokens, for a model driftguard cannot know "
+            "(default: config contextWindow, else the host's or the file's)"
+        ),
+    )
+    score.add_argument(
         "--demo", action="store_true", help="score the demo session shipped with driftguard"
     )
     score.set_defaults(handler=_score)
@@ -269,6 +278,20 @@ def _config_project(args: argparse.Namespace, session: Session) -> Path:
     return Path.cwd()
 
 
+def _context_window(text: str) -> int:
+    """``--context-window``: an integer from 1 to 100,000,000 (tokens; ``_`` and ``,``
+    allowed as digit separators)."""
+    from driftguard.config import MAX_CONTEXT_WINDOW
+
+    try:
+        value = int(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of tokens: {text!r}") from None
+    if not 1 <= value <= MAX_CONTEXT_WINDOW:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_CONTEXT_WINDOW:,} tokens")
+    return value
+
+
 def _score(args: argparse.Namespace) -> int:
     from driftguard import engine
     from driftguard.history import HistoryStore
@@ -283,6 +306,7 @@ def _score(args: argparse.Namespace) -> int:
             goal=args.goal,
             preset=args.preset,
             resolved_by=resolved_by,
+            context_window=args.context_window,
             record=not args.demo,
         )
     for warning in outcome.config.warnings:

@@ -11,6 +11,7 @@ skipped. A config file that does not exist is skipped too. Every key is optional
       "preset": "research",                        // a shipped preset (driftguard.presets)
       "weights": {"goal_distance": 0.5},           // per-factor overrides, finite numbers ≥ 0
       "warnThreshold": 70,                         // integer 0–100 (default 60)
+      "contextWindow": 128000,                     // the model's window, tokens (1–100,000,000)
       "history": {"enabled": true, "retentionDays": 30}
     }
 
@@ -24,9 +25,12 @@ How the result is put together:
 - ``weights``: the chosen preset's six weights, then the global file's ``weights``, then the
   project's, then ``weight_overrides``, factor by factor. They are *not* normalised here: the
   scorer normalises over the factors that are active (§5.4).
-- ``warnThreshold``, ``history.enabled``, ``history.retentionDays``: project > global >
-  default, each setting on its own (a project that sets only ``warnThreshold`` keeps the
-  global ``history`` settings).
+- ``warnThreshold``, ``contextWindow``, ``history.enabled``, ``history.retentionDays``:
+  project > global > default, each setting on its own (a project that sets only
+  ``warnThreshold`` keeps the global ``history`` settings). ``contextWindow`` names the
+  nominal window of a model driftguard cannot know (a proxy, a custom model); it beats the
+  window the host reported and the one read from the file, and the usable window is derived
+  from it by the host's rule (:mod:`driftguard.compaction`).
 
 Every value in every file found is checked, even one a higher level overrides. Errors are
 :class:`~driftguard.errors.ConfigError` with the message ``<file>: <key>: <problem>``:
@@ -41,6 +45,7 @@ Every value in every file found is checked, even one a higher level overrides. E
 - final weights that sum to 0 (or overflow); the message names the last file that set a
   weight;
 - ``warnThreshold`` that is not an integer 0–100 (``60.0`` is refused: integers only);
+- ``contextWindow`` that is not an integer from 1 to 100,000,000;
 - ``history`` that is not an object, ``history.enabled`` that is not ``true``/``false``,
   ``history.retentionDays`` that is not a positive integer.
 
@@ -64,7 +69,7 @@ from typing import Any, TypeVar
 
 from driftguard._values import describe, parse_weight
 from driftguard.errors import ConfigError, UnknownNameError
-from driftguard.model import FACTOR_NAMES
+from driftguard.model import FACTOR_NAMES, Scoring
 from driftguard.presets import PRESET_NAMES, load_preset
 
 __all__ = [
@@ -89,6 +94,8 @@ DEFAULT_PRESET = "coding"
 DEFAULT_WARN_THRESHOLD = 60
 DEFAULT_HISTORY_ENABLED = True
 DEFAULT_RETENTION_DAYS = 30
+MAX_CONTEXT_WINDOW = 100_000_000
+"""Largest ``contextWindow`` accepted (tokens): far above any model's window."""
 
 _COMMAND_LINE = "command line"
 """How messages name the source of ``weight_overrides``."""
@@ -97,6 +104,7 @@ _TOP_KEYS = (
     "preset",
     "weights",
     "warnThreshold",
+    "contextWindow",
     "history",
     "history.enabled",
     "history.retentionDays",
@@ -112,10 +120,13 @@ class Config:
 
     Attributes:
         preset: the name of the preset the weights start from.
+        scoring: the scoring the preset names (``"calibrated"`` or ``"seed"``).
         weights: factor name → weight for each of the six factors
             (:data:`~driftguard.model.FACTOR_NAMES` order; read-only), the preset's weights
             after every override; not normalised (the scorer normalises over active factors).
         warn_threshold: the score (0–100) from which the handoff suggestion fires.
+        context_window: the nominal context window (tokens) a config file names, or ``None``.
+        context_window_source: the file that named it, or ``None``.
         history_enabled: whether scores are recorded in history (§7).
         history_retention_days: history files older than this many days are pruned (§7).
         sources: the config files read, global first (paths as strings); empty when none exist.
@@ -124,7 +135,10 @@ class Config:
 
     preset: str
     weights: Mapping[str, float]
+    scoring: Scoring = "calibrated"
     warn_threshold: int = DEFAULT_WARN_THRESHOLD
+    context_window: int | None = None
+    context_window_source: str | None = None
     history_enabled: bool = DEFAULT_HISTORY_ENABLED
     history_retention_days: int = DEFAULT_RETENTION_DAYS
     sources: tuple[str, ...] = ()
@@ -139,6 +153,7 @@ class _FileSettings:
     preset: str | None
     weights: Mapping[str, float]
     warn_threshold: int | None
+    context_window: int | None
     history_enabled: bool | None
     retention_days: int | None
     warnings: tuple[str, ...]
@@ -217,10 +232,14 @@ def load_config(
     if not math.isfinite(total):
         raise ConfigError(f"{last_weight_source}: weights: the weights are too large to add up")
 
+    window_files = [f for f in files if f.context_window is not None]
     return Config(
         preset=chosen,
         weights=MappingProxyType({factor: weights[factor] for factor in FACTOR_NAMES}),
+        scoring=base.scoring,
         warn_threshold=_latest([f.warn_threshold for f in files], DEFAULT_WARN_THRESHOLD),
+        context_window=window_files[-1].context_window if window_files else None,
+        context_window_source=window_files[-1].source if window_files else None,
         history_enabled=_latest([f.history_enabled for f in files], DEFAULT_HISTORY_ENABLED),
         history_retention_days=_latest([f.retention_days for f in files], DEFAULT_RETENTION_DAYS),
         sources=tuple(f.source for f in files),
@@ -333,6 +352,16 @@ def _settings_from(source: str, raw: dict[str, Any]) -> _FileSettings:
             )
         warn_threshold = value
 
+    context_window: int | None = None
+    if "contextWindow" in raw:
+        value = raw["contextWindow"]
+        if not _is_int(value) or not 1 <= value <= MAX_CONTEXT_WINDOW:
+            raise ConfigError(
+                f"{source}: contextWindow: must be an integer from 1 to "
+                f"{MAX_CONTEXT_WINDOW:,} (tokens), got {describe(value)}"
+            )
+        context_window = value
+
     history = _history_values(source, raw, warnings)
     enabled: bool | None = None
     if "enabled" in history:
@@ -357,6 +386,7 @@ def _settings_from(source: str, raw: dict[str, Any]) -> _FileSettings:
         preset=preset,
         weights=weights,
         warn_threshold=warn_threshold,
+        context_window=context_window,
         history_enabled=enabled,
         retention_days=retention_days,
         warnings=tuple(warnings),

@@ -10,13 +10,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from driftguard.compaction import read_compaction_settings, usable_window
 from driftguard.config import Config, load_config
 from driftguard.errors import ConfigError
 from driftguard.handoff import Handoff, build_handoff
 from driftguard.history import HistoryStore, history_key_for, snapshot_from_report
 from driftguard.livecache import read_host_window
 from driftguard.model import Session
-from driftguard.scoring import DriftReport, ResolvedBy, score_session
+from driftguard.scoring import DriftReport, ResolvedBy, WindowSource, score_session
 from driftguard.trend import Trend, compute_trend
 
 __all__ = ["DriftOutcome", "drift", "handoff", "history_key", "trend"]
@@ -51,10 +52,14 @@ def drift(
 
     A goal given now is stored for the session; without one, the stored goal is used.
     A snapshot is appended to the session's history when ``record`` and the config's
-    ``history.enabled`` allow it. Without an explicit ``context_window``, the window Claude
-    Code's status line last reported for the session is used when there is one (design
-    §5.3: a host-supplied window overrides the session's own), so the status line, the
-    hooks, ``get_drift`` and ``driftguard score`` all agree.
+    ``history.enabled`` allow it.
+
+    The nominal context window, first found first (issue #8): ``context_window`` (the
+    ``--context-window`` flag) > the project's ``contextWindow`` > the global one > the
+    window Claude Code's status line last reported for the session > the file and model
+    name. So the status line, the hooks, ``get_drift`` and ``driftguard score`` all agree.
+    The usable window is derived from it by the host's rule, with the overrides the host's
+    environment and settings hold (:mod:`driftguard.compaction`).
 
     Raises:
         ConfigError: a config file cannot be used, or only goal distance is weighted and
@@ -62,8 +67,13 @@ def drift(
         UnknownNameError: ``preset`` names no shipped preset.
     """
     config = load_config(project, preset=preset)
-    if context_window is None and session.cli == "claude_code" and session.session_id:
-        context_window = read_host_window(session.session_id)
+    window, window_source = _window(session, config, context_window)
+    usable = usable_window(
+        session.cli,
+        window or session.context_window,
+        settings=read_compaction_settings(session.cli, project=project),
+        window_from_file=window is None,
+    )
     key = history_key(session)
     if goal is not None and goal.strip():
         goal = goal.strip()
@@ -83,12 +93,30 @@ def drift(
         weights=config.weights,
         goal=goal,
         warn_threshold=config.warn_threshold,
-        context_window=context_window,
+        context_window=window,
         resolved_by=resolved_by,
+        scoring=config.scoring,
+        usable=usable,
+        preset=config.preset,
+        window_source=window_source,
     )
     if record and config.history_enabled:
         store.append(key, snapshot_from_report(report, goal, time.time()))
     return DriftOutcome(report=report, config=config, goal=goal)
+
+
+def _window(session: Session, config: Config, flag: int | None) -> tuple[int | None, WindowSource]:
+    """The nominal window that overrides the session's own, and where it came from
+    (``None`` and ``"file"``: the session's own)."""
+    if flag is not None and flag > 0:
+        return flag, "flag"
+    if config.context_window is not None:
+        return config.context_window, "config"
+    if session.cli == "claude_code" and session.session_id:
+        host = read_host_window(session.session_id)
+        if host is not None and host > 0:
+            return host, "host"
+    return None, "file"
 
 
 def trend(session: Session, *, project: Path | None, store: HistoryStore) -> Trend:

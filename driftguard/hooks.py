@@ -203,10 +203,7 @@ def stop(
         SessionCache(maxsize=1), path, _text(payload, "last_assistant_message"), sleep=sleep
     )
     session_id = _text(payload, "session_id") or session.session_id
-    window = livecache.read_host_window(session_id) if session_id else None
-    outcome = engine.drift(
-        session, project=project, store=HistoryStore(), context_window=window, record=True
-    )
+    outcome = engine.drift(session, project=project, store=HistoryStore(), record=True)
     for warning in outcome.config.warnings:
         print(f"driftguard hook stop: warning: {warning}", file=sys.stderr)
     if session_id is None:

@@ -13,9 +13,11 @@ from typing import Literal, get_args
 __all__ = [
     "CLI_NAMES",
     "FACTOR_NAMES",
+    "SCORINGS",
     "CliName",
     "ParsedMessage",
     "Role",
+    "Scoring",
     "Session",
     "ToolCall",
 ]
@@ -23,6 +25,12 @@ __all__ = [
 Role = Literal["user", "assistant", "tool"]
 CliName = Literal["claude_code", "gemini_cli", "codex_cli"]
 CLI_NAMES: tuple[CliName, ...] = get_args(CliName)
+
+Scoring = Literal["seed", "calibrated"]
+SCORINGS: tuple[Scoring, ...] = get_args(Scoring)
+"""The scorings a preset can name (``scoring = "…"`` in its TOML file): ``"seed"``, design
+§5.3–5.4 as first written, and ``"calibrated"``, the scales the labelled runs set (issue #8,
+``benchmarks/VALIDITY.md``)."""
 
 FACTOR_NAMES: tuple[str, ...] = (
     "context_saturation",
@@ -108,6 +116,9 @@ class Session:
         compactions: compaction boundaries seen in the whole file.
         skipped_lines: malformed, half-written or unknown records (counted, never fatal).
         model: the model of the latest real request, or ``None``.
+        first_request_tokens: the context size of the first real request in the file,
+            measured as ``context_tokens`` is (before any compaction: the host's system
+            prompt, tool schemas and first prompt), or ``None`` when the file has no usage.
     """
 
     cli: CliName
@@ -121,6 +132,7 @@ class Session:
     compactions: int
     skipped_lines: int
     model: str | None = None
+    first_request_tokens: int | None = None
 
     @property
     def message_count(self) -> int:

@@ -6,6 +6,7 @@ A preset is one TOML file in this package, installed as package data
 The file's stem is the preset's name::
 
     description = "One line: what the preset is for."
+    scoring = "calibrated"    # "calibrated" (issue #8) or "seed" (design §5 as first written)
 
     [weights]                 # exactly the six JSON factor names, driftguard.model.FACTOR_NAMES
     context_saturation = 0.37
@@ -15,11 +16,14 @@ The file's stem is the preset's name::
     uncertainty = 0.02
     confidence_drift = 0.01
 
-Shipped presets (§5.4): ``coding`` (the default), ``research``, ``brainstorm``, ``strict``;
-their weights sum to 1 (a test checks it). The loader itself asks less of a file: every
-weight a finite number ≥ 0 (integers allowed, booleans not) and not all of them 0, since
-the scorer normalises over the active factors anyway. Any other shape — invalid TOML,
-a key other than ``description`` and ``weights``, a missing or unknown factor, a missing,
+Shipped presets: ``coding`` (the default), ``research``, ``brainstorm``, ``strict`` on the
+calibrated scoring (``benchmarks/VALIDITY.md`` says how their weights were set), and
+``seed``: design §5.3–5.4 as first written, exactly. Their weights sum to 1 (a test checks
+it). The loader itself asks less of a file: every weight a finite number ≥ 0 (integers
+allowed, booleans not) and not all of them 0, since the scorer normalises over the active
+factors anyway. Any other shape — invalid TOML, a key other than ``description``,
+``scoring`` and ``weights``, a scoring other than those of
+:data:`~driftguard.model.SCORINGS`, a missing or unknown factor, a missing,
 empty or multi-line description — is a :class:`~driftguard.errors.ConfigError`.
 """
 
@@ -32,16 +36,16 @@ from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 from driftguard._values import describe, parse_weight
 from driftguard.errors import ConfigError, UnknownNameError
-from driftguard.model import FACTOR_NAMES
+from driftguard.model import FACTOR_NAMES, SCORINGS, Scoring
 
 __all__ = ["PRESET_NAMES", "Preset", "load_preset"]
 
 _SUFFIX = ".toml"
-_KEYS = ("description", "weights")
+_KEYS = ("description", "scoring", "weights")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,12 +55,14 @@ class Preset:
     Attributes:
         name: the file's stem (``coding``), the name users pass to ``--preset`` or ``preset``.
         description: one line saying what the preset is for.
+        scoring: which scoring the weights apply to: ``"calibrated"`` or ``"seed"``.
         weights: factor name → weight for each of the six factors, in
             :data:`~driftguard.model.FACTOR_NAMES` order; read-only; not normalised.
     """
 
     name: str
     description: str
+    scoring: Scoring
     weights: Mapping[str, float]
 
 
@@ -126,6 +132,12 @@ def _preset_from_table(name: str, table: dict[str, Any], source: str) -> Preset:
     if "\n" in description or "\r" in description:
         raise ConfigError(f"{source}: description: must be one line")
 
+    scoring = table.get("scoring")
+    if scoring not in SCORINGS:
+        raise ConfigError(
+            f"{source}: scoring: must be one of {', '.join(SCORINGS)}, got {describe(scoring)}"
+        )
+
     raw_weights = table.get("weights")
     if not isinstance(raw_weights, dict):
         raise ConfigError(
@@ -150,4 +162,9 @@ def _preset_from_table(name: str, table: dict[str, Any], source: str) -> Preset:
         raise ConfigError(f"{source}: weights: all six weights are 0")
     if not math.isfinite(total):
         raise ConfigError(f"{source}: weights: the weights are too large to add up")
-    return Preset(name=name, description=description, weights=MappingProxyType(weights))
+    return Preset(
+        name=name,
+        description=description,
+        scoring=cast(Scoring, scoring),
+        weights=MappingProxyType(weights),
+    )

@@ -11,6 +11,7 @@ from driftguard.scoring.composite import (
     DriftReport,
     ResolvedBy,
     State,
+    WindowSource,
     score_session,
     state_for,
 )
@@ -22,6 +23,7 @@ __all__ = [
     "DriftReport",
     "ResolvedBy",
     "State",
+    "WindowSource",
     "render_text",
     "score_session",
     "state_for",

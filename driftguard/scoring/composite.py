@@ -1,15 +1,23 @@
-"""Composite score, states and the handoff trigger (design.md §5.4), over a parsed session.
+"""Composite score, states and the handoff trigger (design.md §5.4, issue #8), over a
+parsed session.
 
-:func:`score_session` is the engine's one entry point: it reads what the factors see
-from a :class:`~driftguard.model.Session` (design §5.1), computes the six factors
-(:mod:`driftguard.scoring.factors`, :mod:`driftguard.scoring.goal`) and combines them::
+:func:`score_session` is the engine's one entry point. It reads what the factors see from
+a :class:`~driftguard.model.Session` (design §5.1), computes the six factors with one of two
+**scorings** and combines them:
 
-    composite = Σ wᵢ·fᵢ / Σ wᵢ   over the active factors, unrounded
-    score     = floor(composite + 0.5), clamped to 0–100
+- ``"seed"``: design §5.3–5.4 as first written, exactly (:mod:`driftguard.scoring.factors`,
+  :mod:`driftguard.scoring.goal`); ``composite = Σ wᵢ·fᵢ / Σ wᵢ`` over the active factors;
+  the handoff is suggested when unrounded context saturation ≥ 60, or repetition ≥ 50,
+  or the score ≥ the warn threshold (default 60).
+- ``"calibrated"``: the factors of :mod:`driftguard.scoring.calibrated`, on the scales
+  ``benchmarks/calibrate.py`` set; the composite is the weighted power mean
+  ``(Σ wᵢ fᵢᵖ / Σ wᵢ)^(1/p)`` (``p = ∞``: the weighted maximum ``maxᵢ (wᵢ / max w)·fᵢ``);
+  the handoff is suggested when context saturation or repetition alone reaches
+  :attr:`~driftguard.scoring.calibrated.Calibration.handoff_points`, or the score reaches
+  the warn threshold.
 
-States: 0–29 fresh, 30–60 warming, 61–80 drifting, 81–100 polluted. The handoff is
-suggested when unrounded context saturation ≥ 60, or repetition ≥ 50, or the score ≥
-the warn threshold (default 60).
+Both: ``score = floor(composite + 0.5)``, clamped to 0–100; states 0–29 fresh, 30–60
+warming, 61–80 drifting, 81–100 polluted.
 """
 
 from __future__ import annotations
@@ -19,26 +27,35 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from driftguard.model import FACTOR_NAMES, Session
-from driftguard.scoring import factors
+from driftguard.compaction import UsableWindow, usable_window
+from driftguard.model import FACTOR_NAMES, SCORINGS, Scoring, Session
+from driftguard.scoring import calibrated, factors
+from driftguard.scoring.calibrated import CALIBRATION, Calibration, Measures
 from driftguard.scoring.goal import goal_distance
-from driftguard.scoring.wording import recommend
+from driftguard.scoring.wording import calibrated_reasons, recommend, seed_reasons
 
 __all__ = [
     "DEFAULT_WARN_THRESHOLD",
     "NOT_ENOUGH_MESSAGES",
+    "SCORINGS",
     "DriftReport",
     "ResolvedBy",
+    "Scoring",
     "State",
+    "WindowSource",
     "composite_score",
     "handoff_suggested",
     "normalise_weights",
+    "power_mean",
     "score_session",
     "state_for",
 ]
 
 State = Literal["fresh", "warming", "drifting", "polluted"]
 ResolvedBy = Literal["path", "argument", "pointer", "env_session_id", "newest_in_project"]
+WindowSource = Literal["file", "host", "config", "flag"]
+"""Where the nominal context window came from: the session file and model name, the host's
+status line, a config file's ``contextWindow``, or ``--context-window``."""
 
 DEFAULT_WARN_THRESHOLD = 60
 """Score from which the handoff is suggested unless the config says otherwise (§5.4)."""
@@ -57,19 +74,25 @@ class DriftReport:
     Attributes:
         score: 0–100 points, ``floor(composite + 0.5)``.
         state: the band the score falls in.
-        composite: the unrounded weighted mean of the active factors, 0–100 points.
+        composite: the unrounded combination of the active factors, 0–100 points.
         factors: each factor's unrounded points keyed by its JSON name;
             ``goal_distance`` is ``None`` when no goal is known.
         weights: the weights applied, normalised over the active factors (sum 1, or all 0
             when no factor is active); ``goal_distance`` is 0.0 when absent.
         messages: user + assistant messages remembered (design §5.1).
-        handoff_suggested: whether the design §5.4 handoff trigger fired.
-        recommendation: one or two plain-English sentences leading with the action.
+        handoff_suggested: whether the handoff trigger fired.
+        recommendation: one or two plain-English sentences leading with the action and
+            naming the evidence behind it.
         session: the parsed session that was scored.
         resolved_by: how the session file was chosen.
-        context_window: the window used for saturation (tokens): the session's own, or
-            the host-supplied override.
+        context_window: the nominal window (tokens): the session's own, or one the host,
+            the user or a config supplied.
         warn_threshold: the score from which a handoff is suggested.
+        scoring: the scoring that produced the factors and the composite.
+        usable: where the host compacts (:mod:`driftguard.compaction`).
+        measures: the raw measures behind the calibrated factors; ``None`` under ``seed``.
+        preset: the preset the weights came from, when the caller knows it.
+        window_source: where ``context_window`` came from.
     """
 
     score: int
@@ -84,6 +107,21 @@ class DriftReport:
     resolved_by: ResolvedBy
     context_window: int
     warn_threshold: int
+    scoring: Scoring = "seed"
+    usable: UsableWindow | None = None
+    measures: Measures | None = None
+    preset: str | None = None
+    window_source: WindowSource = "file"
+
+    @property
+    def usable_window(self) -> int:
+        """Tokens at which the host compacts (the nominal window when unknown)."""
+        return self.usable.tokens if self.usable is not None else self.context_window
+
+    @property
+    def tokens_until_compaction(self) -> int:
+        """Tokens left before the host compacts (0 when already there)."""
+        return max(0, self.usable_window - self.session.context_tokens)
 
 
 def state_for(score: int) -> State:
@@ -114,7 +152,8 @@ def normalise_weights(
 
 
 def composite_score(weights: Mapping[str, float], values: Mapping[str, float | None]) -> float:
-    """``Σ wᵢ·fᵢ / Σ wᵢ`` over the active factors (0 when their weights sum to 0), 0–100."""
+    """``Σ wᵢ·fᵢ / Σ wᵢ`` over the active factors (0 when their weights sum to 0), 0–100
+    (design §5.4, the seed's composite)."""
     active = [
         (weights.get(name, 0.0), value)
         for name in FACTOR_NAMES
@@ -124,6 +163,33 @@ def composite_score(weights: Mapping[str, float], values: Mapping[str, float | N
     if total <= 0:
         return 0.0
     return sum(w * v for w, v in active) / total
+
+
+def power_mean(
+    weights: Mapping[str, float], values: Mapping[str, float | None], power: float
+) -> float:
+    """The weighted power mean ``(Σ wᵢ fᵢᵖ / Σ wᵢ)^(1/p)`` over the active factors, 0–100.
+
+    ``power`` 1 is :func:`composite_score` itself; ``math.inf`` is the weighted maximum
+    ``maxᵢ (wᵢ / max w)·fᵢ`` (a factor weighing half the heaviest counts half). Factors of
+    weight 0 never move it; it always lies between the smallest and the largest active
+    factor of positive weight (0 when no such factor exists).
+    """
+    if power == 1:
+        return composite_score(weights, values)
+    active = [
+        (weight, value)
+        for name in FACTOR_NAMES
+        if (value := values.get(name)) is not None and (weight := weights.get(name, 0.0)) > 0
+    ]
+    if not active:
+        return 0.0
+    if math.isinf(power):
+        heaviest = max(w for w, _ in active)
+        return max(w / heaviest * v for w, v in active)
+    total = sum(w for w, _ in active)
+    mean = sum(w / total * v**power for w, v in active) ** (1 / power)
+    return min(max(mean, min(v for _, v in active)), max(v for _, v in active))
 
 
 def handoff_suggested(values: Mapping[str, float | None], score: int, warn_threshold: int) -> bool:
@@ -137,6 +203,17 @@ def handoff_suggested(values: Mapping[str, float | None], score: int, warn_thres
     )
 
 
+def _calibrated_handoff(
+    values: Mapping[str, float | None], score: int, warn_threshold: int, points: float
+) -> bool:
+    """Saturation or repetition alone at ``points``, or the score at the threshold."""
+    return (
+        (values.get("context_saturation") or 0.0) >= points
+        or (values.get("repetition") or 0.0) >= points
+        or score >= warn_threshold
+    )
+
+
 def score_session(
     session: Session,
     *,
@@ -145,8 +222,13 @@ def score_session(
     warn_threshold: int = DEFAULT_WARN_THRESHOLD,
     context_window: int | None = None,
     resolved_by: ResolvedBy = "path",
+    scoring: Scoring = "calibrated",
+    usable: UsableWindow | None = None,
+    calibration: Calibration = CALIBRATION,
+    preset: str | None = None,
+    window_source: WindowSource | None = None,
 ) -> DriftReport:
-    """Score one parsed session (design §5).
+    """Score one parsed session (design §5, issue #8).
 
     Args:
         session: the parsed session; its ``messages`` are what the model remembers.
@@ -154,15 +236,29 @@ def score_session(
             config overrides); they need not sum to 1.
         goal: the session's goal text; ``None`` or blank leaves goal distance absent.
         warn_threshold: score (0–100) from which a handoff is suggested.
-        context_window: a host-supplied context window in tokens (the status line's),
-            which overrides the session's own.
+        context_window: a nominal window in tokens supplied by the user, a config or the
+            host's status line, which overrides the session's own.
         resolved_by: how the session file was chosen, carried into the report.
+        scoring: ``"seed"`` (design §5 as first written) or ``"calibrated"``.
+        usable: where the host compacts; ``None`` derives it from the window by the host's
+            default rule (:func:`driftguard.compaction.usable_window`).
+        calibration: the calibrated scoring's constants (tests and the calibration
+            benchmark pass others).
+        preset: the preset the weights came from, carried into the report.
+        window_source: where ``context_window`` came from (default: ``"file"`` without
+            one, ``"host"`` with one).
 
     Returns:
         The :class:`DriftReport`; a session with fewer than 2 messages scores 0 with
         every factor 0 (``goal_distance`` ``None``).
     """
     window = context_window if context_window and context_window > 0 else session.context_window
+    if window_source is None:
+        window_source = "file" if window == session.context_window else "host"
+    if usable is None:
+        usable = usable_window(
+            session.cli, window, window_from_file=window == session.context_window
+        )
     count = session.message_count
     has_goal = goal is not None and goal.strip() != ""
     if count < MIN_MESSAGES:
@@ -181,20 +277,41 @@ def score_session(
             resolved_by=resolved_by,
             context_window=window,
             warn_threshold=warn_threshold,
+            scoring=scoring,
+            usable=usable,
+            preset=preset,
+            window_source=window_source,
         )
-    replies = session.assistant_texts
-    values = {
-        "context_saturation": factors.context_saturation(session.context_tokens, window),
-        "repetition": factors.repetition(replies),
-        "length_collapse": factors.length_collapse(replies),
-        "goal_distance": goal_distance(goal, replies) if has_goal and goal else None,
-        "uncertainty": factors.uncertainty(replies),
-        "confidence_drift": factors.confidence_drift(replies),
-    }
-    composite = composite_score(weights, values)
+    measures: Measures | None = None
+    reasons: Mapping[str, str]
+    if scoring == "seed":
+        replies = session.assistant_texts
+        values = {
+            "context_saturation": factors.context_saturation(session.context_tokens, window),
+            "repetition": factors.repetition(replies),
+            "length_collapse": factors.length_collapse(replies),
+            "goal_distance": goal_distance(goal, replies) if has_goal and goal else None,
+            "uncertainty": factors.uncertainty(replies),
+            "confidence_drift": factors.confidence_drift(replies),
+        }
+        composite = composite_score(weights, values)
+        reasons = seed_reasons(session.context_tokens, window)
+    else:
+        measures = calibrated.measure(session, goal if has_goal else None)
+        values = calibrated.factor_points(
+            measures,
+            context_tokens=session.context_tokens,
+            usable_window=usable.tokens,
+            calibration=calibration,
+        )
+        composite = power_mean(weights, values, calibration.power)
+        reasons = calibrated_reasons(measures, session, usable, calibration.g61)
     score = min(100, max(0, math.floor(composite + 0.5)))
     state = state_for(score)
-    suggested = handoff_suggested(values, score, warn_threshold)
+    if measures is None:
+        suggested = handoff_suggested(values, score, warn_threshold)
+    else:
+        suggested = _calibrated_handoff(values, score, warn_threshold, calibration.handoff_points)
     applied = normalise_weights(weights, values)
     return DriftReport(
         score=score,
@@ -204,9 +321,14 @@ def score_session(
         weights=applied,
         messages=count,
         handoff_suggested=suggested,
-        recommendation=recommend(state, suggested, values, applied, session.context_tokens, window),
+        recommendation=recommend(state, suggested, values, applied, reasons),
         session=session,
         resolved_by=resolved_by,
         context_window=window,
         warn_threshold=warn_threshold,
+        scoring=scoring,
+        usable=usable,
+        measures=measures,
+        preset=preset,
+        window_source=window_source,
     )

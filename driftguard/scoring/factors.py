@@ -34,8 +34,12 @@ __all__ = [
     "UNCERTAINTY_PHRASES",
     "confidence_drift",
     "context_saturation",
+    "hedge_rise",
     "length_collapse",
+    "length_slope",
     "repetition",
+    "self_corrections",
+    "trigram_overlap",
     "uncertainty",
 ]
 
@@ -108,16 +112,12 @@ def context_saturation(context_tokens: int, context_window: int) -> float:
     return min(100.0, points)
 
 
-def repetition(assistant_texts: Sequence[str]) -> float:
-    """Points for replies repeating each other (design §5.3, factor 2).
+def trigram_overlap(assistant_texts: Sequence[str]) -> float:
+    """Word-trigram overlap of the last 10 assistant messages, 0–1 (design §5.3, factor 2).
 
-    Over the last 10 assistant messages (fewer than 3 → 0): each message's *set* of word
-    trigrams (lower-cased :meth:`str.split` tokens, code kept); ``all = Σ |setᵢ|``,
-    ``unique = |∪ setᵢ|``, ``overlap = 1 − unique / all`` (0 when ``all`` is 0);
-    points ``min(100, overlap × 180)``. Ten identical replies give overlap .9 → 100.
-
-    Returns:
-        0–100 points.
+    Each message's *set* of word trigrams (lower-cased :meth:`str.split` tokens, code
+    kept); ``all = Σ |setᵢ|``, ``unique = |∪ setᵢ|``, overlap ``1 − unique / all``. Fewer
+    than 3 messages, or no trigram at all, give 0. Ten identical replies give 0.9.
     """
     window = assistant_texts[-REPETITION_WINDOW:]
     if len(window) < 3:
@@ -127,45 +127,64 @@ def repetition(assistant_texts: Sequence[str]) -> float:
     if total == 0:
         return 0.0
     unique = len(frozenset().union(*sets))
-    return min(100.0, (1 - unique / total) * 180)
+    return 1 - unique / total
 
 
-def length_collapse(assistant_texts: Sequence[str]) -> float:
-    """Points for replies getting shorter (design §5.3, factor 3).
-
-    The lengths (characters, ``len(str)``) of the last 15 assistant messages (fewer than
-    5 → 0), fitted by least squares against their index 0…n−1 (``numpy.polyfit``,
-    degree 1). A negative slope of ``s`` characters per message gives
-    ``min(100, −s × 0.4)`` points; a flat or rising one gives 0.
+def repetition(assistant_texts: Sequence[str]) -> float:
+    """Points for replies repeating each other (design §5.3, factor 2, the seed's scale):
+    ``min(100, overlap × 180)`` with the overlap of :func:`trigram_overlap`.
 
     Returns:
         0–100 points.
+    """
+    return min(100.0, trigram_overlap(assistant_texts) * 180)
+
+
+def length_slope(assistant_texts: Sequence[str]) -> float:
+    """Least-squares slope of the last 15 reply lengths, characters per message.
+
+    The lengths (``len(str)``) of the last 15 assistant messages, fitted against their index
+    0…n−1 (``numpy.polyfit``, degree 1); fewer than 5 messages give 0.
     """
     window = assistant_texts[-LENGTH_WINDOW:]
     if len(window) < 5:
         return 0.0
     lengths = np.array([len(text) for text in window], dtype=float)
-    slope = float(np.polyfit(np.arange(len(window), dtype=float), lengths, 1)[0])
+    return float(np.polyfit(np.arange(len(window), dtype=float), lengths, 1)[0])
+
+
+def length_collapse(assistant_texts: Sequence[str]) -> float:
+    """Points for replies getting shorter (design §5.3, factor 3, the seed's scale).
+
+    A negative :func:`length_slope` of ``s`` characters per message gives
+    ``min(100, −s × 0.4)`` points; a flat or rising one gives 0.
+
+    Returns:
+        0–100 points.
+    """
+    slope = length_slope(assistant_texts)
     if slope >= 0:
         return 0.0
     return min(100.0, -slope * 0.4)
 
 
-def uncertainty(assistant_texts: Sequence[str]) -> float:
-    """Points for self-corrections (design §5.3, factor 5).
+def self_corrections(assistant_texts: Sequence[str]) -> int:
+    """Matches of :data:`UNCERTAINTY_PHRASES` in the last 20 assistant messages, fenced code
+    removed (design §5.2 phrase rule, §5.3 factor 5)."""
+    return sum(
+        count_phrases(remove_code(text), UNCERTAINTY_PHRASES)
+        for text in assistant_texts[-UNCERTAINTY_WINDOW:]
+    )
 
-    In the last 20 assistant messages, with fenced code removed, counts matches of
-    :data:`UNCERTAINTY_PHRASES` (design §5.2 phrase rule); 25 points a match, capped at
-    100.
+
+def uncertainty(assistant_texts: Sequence[str]) -> float:
+    """Points for self-corrections (design §5.3, factor 5, the seed's scale): 25 points a
+    :func:`self_corrections` match, capped at 100.
 
     Returns:
         0–100 points.
     """
-    hits = sum(
-        count_phrases(remove_code(text), UNCERTAINTY_PHRASES)
-        for text in assistant_texts[-UNCERTAINTY_WINDOW:]
-    )
-    return min(100.0, hits * 25.0)
+    return min(100.0, self_corrections(assistant_texts) * 25.0)
 
 
 @lru_cache(maxsize=FEATURE_CACHE_SIZE)
@@ -192,15 +211,12 @@ def _hedge_rate(texts: Sequence[str]) -> float:
     return hedges / total_words * 100 if total_words else 0.0
 
 
-def confidence_drift(assistant_texts: Sequence[str]) -> float:
-    """Points for hedging that grows over the session (design §5.3, factor 6).
+def hedge_rise(assistant_texts: Sequence[str]) -> float:
+    """How much the hedging rate rose, in hedges per 100 words (design §5.3, factor 6).
 
     With n ≥ 6 remembered assistant messages (else 0): the hedge rate (matches of
-    :data:`HEDGE_PHRASES` per 100 words, pooled, fenced code removed) of the last
-    ⌈n/3⌉ messages minus that of the first ⌈n/3⌉, times 20, clamped to 0–100.
-
-    Returns:
-        0–100 points.
+    :data:`HEDGE_PHRASES` per 100 words, pooled, fenced code removed) of the last ⌈n/3⌉
+    messages minus that of the first ⌈n/3⌉; negative when hedging fell.
     """
     n = len(assistant_texts)
     if n < 6:
@@ -208,4 +224,14 @@ def confidence_drift(assistant_texts: Sequence[str]) -> float:
     third = math.ceil(n / 3)
     early = _hedge_rate(assistant_texts[:third])
     late = _hedge_rate(assistant_texts[-third:])
-    return min(100.0, max(0.0, (late - early) * 20))
+    return late - early
+
+
+def confidence_drift(assistant_texts: Sequence[str]) -> float:
+    """Points for hedging that grows over the session (design §5.3, factor 6, the seed's
+    scale): :func:`hedge_rise` × 20, clamped to 0–100.
+
+    Returns:
+        0–100 points.
+    """
+    return min(100.0, max(0.0, hedge_rise(assistant_texts) * 20))

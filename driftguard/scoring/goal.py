@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["GOAL_WINDOW", "goal_distance", "goal_similarity"]
+__all__ = ["GOAL_WINDOW", "goal_distance", "goal_drift", "goal_similarity"]
 
 GOAL_WINDOW = 5
 """How many of the latest assistant messages are compared with the goal (design §5.3)."""
@@ -51,3 +51,30 @@ def goal_distance(goal: str, assistant_texts: Sequence[str]) -> float:
     if sim >= 0.3:
         return (0.5 - sim) / 0.2 * 30
     return min(100.0, 30 + (0.3 - sim) / 0.3 * 70)
+
+
+def goal_drift(goal: str, assistant_texts: Sequence[str]) -> float | None:
+    """How far the latest replies moved away from the goal since the first ones, 0–1.
+
+    With n assistant messages (n ≥ 2; else ``None``), ``k = min(5, ⌊n/2⌋)``: the documents
+    are the goal, the first k replies joined with ``"\\n"`` and the last k joined the same
+    way; scikit-learn's ``TfidfVectorizer()`` with default parameters is fitted on those
+    three, and the result is ``max(0, sim(goal, first) − sim(goal, last))`` with cosine
+    similarities. Measuring against the session's own start, a goal text that is long, or
+    a terse reply style, is not distance by itself (benchmarks/VALIDITY.md, definition g2).
+    ``None`` too when the vocabulary is empty.
+    """
+    n = len(assistant_texts)
+    if n < 2:
+        return None
+    k = min(GOAL_WINDOW, n // 2)
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    documents = [goal, "\n".join(assistant_texts[:k]), "\n".join(assistant_texts[-k:])]
+    try:
+        matrix = TfidfVectorizer().fit_transform(documents)
+    except ValueError:  # empty vocabulary
+        return None
+    similarity = cosine_similarity(matrix[0], matrix[1:])[0]
+    return max(0.0, float(similarity[0]) - float(similarity[1]))

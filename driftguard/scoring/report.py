@@ -11,6 +11,7 @@ from typing import Any
 
 from driftguard.model import FACTOR_NAMES
 from driftguard.scoring.composite import NOT_ENOUGH_MESSAGES, DriftReport
+from driftguard.scoring.loops import describe_loop
 from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE
 
 __all__ = [
@@ -41,9 +42,25 @@ def bar(points: float) -> str:
     return "█" * filled + "░" * (BAR_CELLS - filled)
 
 
+def _loop_json(report: DriftReport) -> dict[str, Any] | None:
+    loop = report.measures.loop if report.measures is not None else None
+    if loop is None:
+        return None
+    return {
+        "kind": loop.kind,
+        "count": loop.count,
+        "points": display_round(loop.points),
+        "description": describe_loop(loop),
+    }
+
+
 def to_json_dict(report: DriftReport) -> dict[str, Any]:
-    """The design §5.5 JSON object (field names are a contract other tools read)."""
+    """The design §5.5 JSON object (field names are a contract other tools read), with
+    what issue #8 adds: ``scoring``, ``preset``, ``loop`` and, in ``session``,
+    ``usable_window``, ``tokens_until_compaction``, ``usable_window_rule``,
+    ``usable_window_overrides`` and ``context_window_source``."""
     session = report.session
+    usable = report.usable
     return {
         "score": report.score,
         "state": report.state,
@@ -65,7 +82,15 @@ def to_json_dict(report: DriftReport) -> dict[str, Any]:
             "compactions": session.compactions,
             "skipped_lines": session.skipped_lines,
             "resolved_by": report.resolved_by,
+            "context_window_source": report.window_source,
+            "usable_window": report.usable_window,
+            "tokens_until_compaction": report.tokens_until_compaction,
+            "usable_window_rule": usable.rule if usable is not None else None,
+            "usable_window_overrides": list(usable.overrides) if usable is not None else [],
         },
+        "scoring": report.scoring,
+        "preset": report.preset,
+        "loop": _loop_json(report),
     }
 
 
@@ -110,6 +135,8 @@ def render_session_line(report: DriftReport) -> str:
     if session.tokens_estimated:
         tokens += " (estimated)"
     parts = [session.cli, session.path, tokens]
+    if report.usable is not None:
+        parts.append(f"{report.tokens_until_compaction:,} before the host compacts")
     if session.compactions:
         parts.append(_plural(session.compactions, "compaction"))
     if session.skipped_lines:

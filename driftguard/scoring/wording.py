@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from driftguard.model import FACTOR_NAMES
+from driftguard.compaction import UsableWindow
+from driftguard.model import FACTOR_NAMES, Session
+from driftguard.scoring.calibrated import Measures, fill_points, rot_points
+from driftguard.scoring.loops import describe_loop
 
-__all__ = ["FACTOR_LABELS", "recommend", "top_factors"]
+__all__ = ["FACTOR_LABELS", "calibrated_reasons", "recommend", "seed_reasons", "top_factors"]
 
 FACTOR_LABELS: Mapping[str, str] = {
     "context_saturation": "context saturation",
@@ -39,17 +42,72 @@ def top_factors(
     return ranked[:limit]
 
 
-def _reason(name: str, context_tokens: int, context_window: int) -> str:
-    if name == "context_saturation":
-        percent = min(100, round(100 * context_tokens / context_window)) if context_window else 0
-        return f"the context window is {percent}% full"
+def seed_reasons(context_tokens: int, context_window: int) -> dict[str, str]:
+    """What each factor's name stands for in a recommendation, for the seed scoring."""
+    percent = min(100, round(100 * context_tokens / context_window)) if context_window else 0
     return {
+        "context_saturation": f"the context window is {percent}% full",
         "repetition": "replies repeat earlier ones",
         "length_collapse": "replies keep getting shorter",
         "goal_distance": "the work has wandered from the goal",
         "uncertainty": "the model keeps correcting itself",
         "confidence_drift": "the model hedges more than it did early on",
-    }[name]
+    }
+
+
+def _thousands(tokens: float) -> str:
+    """``310k`` for 310,000 tokens; ``8.5k`` below 10,000; the number itself below 1,000."""
+    if tokens >= 10_000:
+        return f"{round(tokens / 1000):,}k"
+    if tokens >= 1_000:
+        return f"{tokens / 1000:.1f}k".replace(".0k", "k")
+    return f"{round(tokens)}"
+
+
+def calibrated_reasons(
+    measures: Measures, session: Session, usable: UsableWindow, g61: float
+) -> dict[str, str]:
+    """The evidence behind each factor, in words a user can act on, for the calibrated
+    scoring: "context 310k tokens: well past where models lose accuracy",
+    "`npm test` failed 3 times in a row"."""
+    added = measures.conversation_tokens
+    left = max(0, usable.tokens - session.context_tokens)
+    fill = fill_points(session.context_tokens, usable.tokens)
+    rot = rot_points(added, g61)
+    if fill >= rot:
+        context = (
+            f"the context holds {_thousands(session.context_tokens)} tokens, "
+            f"{_thousands(left)} before the host compacts it"
+        )
+    else:
+        where = "well past" if added >= 2 * g61 else ("past" if added >= g61 else "nearing")
+        context = (
+            f"the conversation holds {_thousands(added)} tokens: {where} the "
+            f"{_thousands(g61)} where models start losing accuracy"
+        )
+    loop = measures.loop
+    overlap_points = measures.overlap
+    if loop is not None and loop.points > 0:
+        repetition = describe_loop(loop)
+        if overlap_points >= 0.5:
+            repetition += f", and replies share {overlap_points:.0%} of their phrases"
+    else:
+        repetition = f"the last replies share {overlap_points:.0%} of their phrases"
+    shrink = -measures.slope
+    corrections = measures.corrections
+    return {
+        "context_saturation": context,
+        "repetition": repetition,
+        "length_collapse": f"replies are getting shorter, by about {shrink:,.0f} characters each",
+        "goal_distance": "the latest replies have moved away from the goal",
+        "uncertainty": (
+            f"the model corrected itself {corrections} time{'s' * (corrections != 1)} "
+            "in its last 20 replies"
+        ),
+        "confidence_drift": (
+            f"the model hedges more than early on (+{measures.hedge_rise:.1f} per 100 words)"
+        ),
+    }
 
 
 def recommend(
@@ -57,19 +115,16 @@ def recommend(
     handoff: bool,
     values: Mapping[str, float | None],
     weights: Mapping[str, float],
-    context_tokens: int,
-    context_window: int,
+    reasons: Mapping[str, str],
 ) -> str:
     """One or two sentences: the action first, then the one or two factors behind it
-    (see :func:`top_factors`; ``weights`` are the normalised weights applied).
+    (see :func:`top_factors`; ``weights`` are the normalised weights applied), each named by
+    its entry in ``reasons``.
 
     ``polluted`` → start fresh now; ``drifting`` or a fired handoff trigger → start fresh
     soon; ``warming`` → carry on, but plan a fresh start; ``fresh`` → carry on.
     """
-    reasons = [
-        _reason(name, context_tokens, context_window) for name in top_factors(values, weights)
-    ]
-    because = " and ".join(reasons)
+    because = " and ".join(reasons[name] for name in top_factors(values, weights))
     if state == "polluted":
         action = "Start fresh now"
     elif state == "drifting" or handoff:

@@ -1,0 +1,245 @@
+"""The calibrated scoring: the six factors on scales set by the labelled runs (issue #8).
+
+Same six factors, names and 0–100 ranges as the seed (:mod:`driftguard.scoring.factors`),
+but each one measures what goes wrong in long agent sessions and sits on a scale that
+``benchmarks/calibrate.py`` set by the rule of ``benchmarks/VALIDITY.md`` (written before
+any candidate was scored). Every constant below names its source: a paper, a CLI's own
+code, the seed, or the calibration figure that set it.
+
+=====================  ==============================================================
+factor                 what it measures
+=====================  ==============================================================
+context_saturation     the larger of: how close the context is to the point where the
+                       host compacts (the seed's curve over the usable window), and
+                       context rot over the tokens the conversation added (log₂ curve)
+repetition             the larger of: word-trigram overlap of the last 10 replies, and
+                       action loops among the last 20 tool calls (:mod:`.loops`)
+length_collapse        least-squares slope of the last 15 reply lengths
+goal_distance          how far the latest replies moved from the goal since the first
+uncertainty            self-corrections in the last 20 replies
+confidence_drift       rise of the hedging rate from the first to the last third
+=====================  ==============================================================
+
+Pure functions over :class:`~driftguard.model.Session`; no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from driftguard.model import Session
+from driftguard.scoring import factors
+from driftguard.scoring.goal import goal_distance as seed_goal_distance
+from driftguard.scoring.goal import goal_drift
+from driftguard.scoring.loops import ActionLoop, action_loop
+
+__all__ = [
+    "CALIBRATION",
+    "G30",
+    "Calibration",
+    "Measures",
+    "conversation_tokens",
+    "fill_points",
+    "first_request_tokens",
+    "linear_points",
+    "measure",
+    "rot_points",
+]
+
+G30 = 8_000
+"""Conversation tokens at which context rot scores 30 points (the Warming line). Source:
+NoLiMa (Modarressi et al., ICML 2025, Table 1): 8K is the longest *effective length* — the
+longest context at which a model keeps 85 % of its short-context score — of the 12 models
+tested (GPT-4o's; most others 1K–2K)."""
+
+DRIFTING = 61.0
+"""Points at which a factor, or the score, enters the Drifting band (design §5.4)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """The constants ``benchmarks/calibrate.py`` chose (see :data:`CALIBRATION`).
+
+    Attributes:
+        g61: conversation tokens at which context rot scores 61 points.
+        overlap61: word-trigram overlap (0–1) at which text repetition scores 61.
+        slope61: reply-length slope (characters per message, positive = shrinking) at
+            which length collapse scores 61.
+        corrections61: self-corrections at which uncertainty scores 61; ``None`` keeps the
+            seed's 25 points a match.
+        hedge61: rise of the hedge rate (hedges per 100 words) at which confidence drift
+            scores 61.
+        drift61: goal drift (0–1 cosine) at which goal distance scores 61 (definition g2);
+            ``None`` keeps the seed's goal distance (definition g1).
+        power: the exponent of the weighted power mean that combines the factors;
+            ``math.inf`` is the weighted maximum.
+        handoff_points: context saturation or repetition points that suggest a handoff
+            on their own.
+    """
+
+    g61: float
+    overlap61: float
+    slope61: float
+    corrections61: float | None
+    hedge61: float
+    drift61: float | None
+    power: float
+    handoff_points: float
+
+
+CALIBRATION = Calibration(
+    g61=32_000,
+    overlap61=0.339,
+    slope61=152.5,
+    corrections61=None,
+    hedge61=3.05,
+    drift61=0.2,
+    power=math.inf,
+    handoff_points=61.0,
+)
+"""The shipped calibration: each value as ``benchmarks/calibrate.py`` printed it (see
+``benchmarks/VALIDITY.md`` for the rule, the README for the figures it reached)."""
+
+
+def first_request_tokens(session: Session) -> int:
+    """The context of the session's first request, in tokens.
+
+    The size the CLI reported for it (``Session.first_request_tokens``) when the file has
+    usage; otherwise ``floor(Σ len(content) / 4)`` of the remembered messages before the
+    first assistant reply (the estimate design §5.3 uses for the whole context).
+    """
+    if session.first_request_tokens is not None and not session.tokens_estimated:
+        return session.first_request_tokens
+    chars = 0
+    for message in session.messages:
+        if message.role == "assistant" and not message.is_summary:
+            break
+        chars += len(message.content)
+    return chars // 4
+
+
+def conversation_tokens(session: Session) -> int:
+    """Tokens the conversation added to the context since its first request (≥ 0).
+
+    ``context_tokens − first_request_tokens``: the host's system prompt, tool schemas and
+    first prompt are there on the first turn of every session (about 20k tokens in Claude
+    Code 2.1, 6k in Codex, 12k in Gemini CLI on the shared corpus), so they cannot tell a
+    degraded session from a fresh one.
+    """
+    return max(0, session.context_tokens - first_request_tokens(session))
+
+
+def rot_points(tokens: float, g61: float) -> float:
+    """Context-rot points for ``tokens`` the conversation added, linear in log₂ tokens.
+
+    30 points at :data:`G30`, 61 at ``g61``, the same slope beyond, clamped to 0–100;
+    0 for no tokens.
+    """
+    if tokens <= 0:
+        return 0.0
+    points = 30 + (DRIFTING - 30) * math.log2(tokens / G30) / math.log2(g61 / G30)
+    return min(100.0, max(0.0, points))
+
+
+def fill_points(context_tokens: int, usable_window: int) -> float:
+    """The seed's saturation curve (design §5.3) over the *usable* window: the tokens
+    before the host compacts. ½ full → 10, ¾ → 40, full → 100."""
+    return factors.context_saturation(context_tokens, usable_window)
+
+
+def linear_points(value: float, at61: float) -> float:
+    """``min(100, value × 61 / at61)`` for positive values, else 0."""
+    if value <= 0 or at61 <= 0:
+        return 0.0
+    return min(100.0, value * DRIFTING / at61)
+
+
+@dataclass(frozen=True, slots=True)
+class Measures:
+    """The raw measures of one session, before any scale (what calibration reads).
+
+    Attributes:
+        conversation_tokens: tokens added since the first request.
+        overlap: word-trigram overlap of the last 10 replies, 0–1.
+        loop: the strongest action loop among the last 20 steps, or ``None``.
+        slope: reply-length slope, characters per message (negative = shrinking).
+        corrections: self-correction matches in the last 20 replies.
+        hedge_rise: rise of the hedge rate, hedges per 100 words.
+        goal_drift: definition g2 (``None`` without a goal or vocabulary).
+        goal_distance_seed: definition g1 in points (``None`` without a goal).
+    """
+
+    conversation_tokens: int
+    overlap: float
+    loop: ActionLoop | None
+    slope: float
+    corrections: int
+    hedge_rise: float
+    goal_drift: float | None
+    goal_distance_seed: float | None
+
+
+def measure(session: Session, goal: str | None) -> Measures:
+    """Every raw measure of ``session`` (``goal`` blank or ``None``: no goal)."""
+    replies = session.assistant_texts
+    has_goal = goal is not None and goal.strip() != ""
+    return Measures(
+        conversation_tokens=conversation_tokens(session),
+        overlap=factors.trigram_overlap(replies),
+        loop=action_loop(session.messages),
+        slope=factors.length_slope(replies),
+        corrections=factors.self_corrections(replies),
+        hedge_rise=factors.hedge_rise(replies),
+        goal_drift=goal_drift(goal, replies) if has_goal and goal else None,
+        goal_distance_seed=seed_goal_distance(goal, replies) if has_goal and goal else None,
+    )
+
+
+Source = Literal["fill", "rot"]
+
+
+def saturation_points(
+    context_tokens: int, usable_window: int, added_tokens: int, calibration: Calibration
+) -> tuple[float, Source]:
+    """Context saturation: the larger of :func:`fill_points` and :func:`rot_points`,
+    and which of the two it is (``"fill"`` on a tie)."""
+    fill = fill_points(context_tokens, usable_window)
+    rot = rot_points(added_tokens, calibration.g61)
+    return (fill, "fill") if fill >= rot else (rot, "rot")
+
+
+def factor_points(
+    measures: Measures,
+    *,
+    context_tokens: int,
+    usable_window: int,
+    calibration: Calibration,
+) -> dict[str, float | None]:
+    """The six factors' points from the raw measures (``goal_distance`` ``None`` without
+    a goal)."""
+    saturation, _ = saturation_points(
+        context_tokens, usable_window, measures.conversation_tokens, calibration
+    )
+    loop_points = measures.loop.points if measures.loop is not None else 0.0
+    if calibration.corrections61 is None:
+        uncertainty = min(100.0, measures.corrections * 25.0)
+    else:
+        uncertainty = linear_points(measures.corrections, calibration.corrections61)
+    if calibration.drift61 is None:
+        goal = measures.goal_distance_seed
+    else:
+        goal = (
+            None
+            if measures.goal_distance_seed is None
+            else linear_points(measures.goal_drift or 0.0, calibration.drift61)
+        )
+    return {
+        "context_saturation": saturation,
+        "repetition": max(linear_points(measures.overlap, calibration.overlap61), loop_points),
+        "length_collapse": linear_points(-measures.slope, calibration.slope61),
+        "goal_distance": goal,
+        "uncertainty": uncertainty,
+        "confidence_drift": linear_points(measures.hedge_rise, calibration.hedge61),
+    }
