@@ -7,11 +7,13 @@ Mechanical, in the order VALIDITY.md fixed before any candidate was scored:
 1. **Screen**: AUC (with task-bootstrap intervals) of every raw measure on each set; which
    factors carry signal; goal distance g1 or g2.
 2. **Grid**: for ``q ∈ {90, 95, 97.5, 99}`` the calibrated constants (the q-th percentile
-   of each measure over the successful runs, the largest of the three sets), for
-   ``p ∈ {1, 2, 4, 8, ∞}`` the composite; each candidate's AUCs, false alarms and hits;
-   the feasible ones; the chosen one. The action-loop check runs at every ``q``.
-3. **Handoff**: the smallest ``T`` (61, 66, …) at which the handoff fires on ≤ 10 % of
-   successful runs of every set.
+   of each measure over the successful runs, the largest of the three sets); for the
+   composite, form A with ``p ∈ {1, 2, 4, 8, ∞}`` and form B with ``p ∈ {1, 2, 4}`` (rule
+   v2); each candidate's AUCs, false alarms and hits; the feasible ones; the chosen one.
+   The action-loop check runs at every ``q``.
+3. **Handoff** (rule v2): the score suggests it from 61, the Drifting line; ``T`` for
+   saturation or repetition alone is the smallest of 61, 66, …, 96 at which the handoff
+   fires on ≤ 10 % of successful runs of every set, or none.
 
 It prints every figure it used and, last, the :class:`Calibration` and the ``coding``
 weights to ship (``driftguard/scoring/calibrated.py``, ``presets/coding.toml``). The
@@ -36,7 +38,10 @@ sys.path.insert(0, str(HERE))
 import validity  # noqa: E402  (the benchmark next to this file)
 
 QS = (90.0, 95.0, 97.5, 99.0)
-PS = (1.0, 2.0, 4.0, 8.0, math.inf)
+FORMS = (("A", (1.0, 2.0, 4.0, 8.0, math.inf)), ("B", (1.0, 2.0, 4.0)))
+"""The composite forms of rule v2 with their exponents."""
+WARN_AT = 61
+"""The score from which the handoff is suggested (rule v2, change 3)."""
 NOISE = {"D1": 0.05, "D2": 0.10, "D3": 0.10}
 """Differences the validation README calls noise, per set."""
 MAX_FALSE_ALARMS = 0.10
@@ -122,8 +127,7 @@ def carries_signal(by_set: Mapping[str, Figures]) -> bool:
     """VALIDITY.md §1: some set's pooled or within-task lower bound above 0.5, and no set's
     pooled upper bound below 0.5."""
     some = any(
-        f.pooled.low > 0.5 or (f.within is not None and f.within.low > 0.5)
-        for f in by_set.values()
+        f.pooled.low > 0.5 or (f.within is not None and f.within.low > 0.5) for f in by_set.values()
     )
     inverted = any(f.pooled.high < 0.5 for f in by_set.values())
     return some and not inverted
@@ -137,9 +141,7 @@ def show(name: str, by_set: Mapping[str, Figures]) -> None:
     print(f"  {name:<34} " + " · ".join(cells))
 
 
-def percentile_max(
-    items: Sequence[Item], value: Callable[[Item], float | None], q: float
-) -> float:
+def percentile_max(items: Sequence[Item], value: Callable[[Item], float | None], q: float) -> float:
     """The largest, over the sets, q-th percentile of ``value`` over successful runs."""
     best = -math.inf
     for subset in _sets(items).values():
@@ -149,7 +151,7 @@ def percentile_max(
     return best
 
 
-def main(argv: Sequence[str] | None = None) -> int:  # noqa: C901  (one mechanical procedure)
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--validation", type=Path, default=validity.DEFAULT_VALIDATION)
     parser.add_argument("--resamples", type=int, default=validity.RESAMPLES)
@@ -162,12 +164,12 @@ def main(argv: Sequence[str] | None = None) -> int:  # noqa: C901  (one mechanic
     from driftguard.scoring.calibrated import (
         CALIBRATION,
         DRIFTING,
-        G30,
+        G0,
         Calibration,
         Measures,
         factor_points,
     )
-    from driftguard.scoring.composite import power_mean
+    from driftguard.scoring.composite import combine
 
     with validity.isolated_home() as home:
         items = load(args.validation, home)
@@ -232,7 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:  # noqa: C901  (one mechanic
     loops_hurt = False
     for q in QS:
         g61 = percentile_max(items, lambda i: float(m(i).conversation_tokens), q)
-        g61 = max(2 * G30, math.ceil(g61 / 1000) * 1000)
+        g61 = max(2 * G0, math.ceil(g61 / 1000) * 1000)
         overlap = percentile_max(items, lambda i: m(i).overlap, q)
         slope = percentile_max(items, lambda i: -m(i).slope, q)
         corrections = percentile_max(items, lambda i: float(m(i).corrections), q)
@@ -245,6 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:  # noqa: C901  (one mechanic
             corrections61=corrections if corrections > 0 else None,
             hedge61=hedge if hedge > 0 else 61 / 20,
             drift61=(drift if drift > 0 else None) if goal_def == "g2" else None,
+            form="A",
             power=1.0,
             handoff_points=DRIFTING,
         )
@@ -291,6 +294,7 @@ def main(argv: Sequence[str] | None = None) -> int:  # noqa: C901  (one mechanic
     @dataclass(frozen=True, slots=True)
     class Candidate:
         q: float
+        form: str
         p: float
         d1_auc: float
         d3_auc: float
@@ -314,55 +318,57 @@ def main(argv: Sequence[str] | None = None) -> int:  # noqa: C901  (one mechanic
             return (self.hits["D1"] + self.hits["D3"]) / 2
 
     def composite(i: Item, cal: Calibration, goal: bool = False) -> float:
-        return power_mean(coding, points(i, cal, goal), cal.power)
+        return combine(coding, points(i, cal, goal), cal.form, cal.power)
 
     candidates = []
-    print("  q     p    D1 AUC  D3 AUC  D3 within  FA D1/D2/D3         hits D1/D3   musts")
-    for q in QS:
-        for p in PS:
-            cal = replace(cals[q], power=p)
-            fa: dict[str, float] = {}
-            hits: dict[str, float] = {}
-            aucs: dict[str, Figures] = {}
-            for set_name, subset in by_set.items():
-                scores = {id(i): math.floor(composite(i, cal) + 0.5) for i in subset}
-                ok = [i for i in subset if not i.run.failed]
-                bad = [i for i in subset if i.run.failed]
-                fa[set_name] = sum(scores[id(i)] >= 61 for i in ok) / len(ok)
-                hits[set_name] = sum(scores[id(i)] >= 61 for i in bad) / len(bad)
-                aucs[set_name] = figures(subset, lambda i, cal=cal: composite(i, cal), 0)
-            d3w = aucs["D3"].within
-            c = Candidate(
-                q,
-                p,
-                aucs["D1"].pooled.value,
-                aucs["D3"].pooled.value,
-                d3w.value if d3w else float("nan"),
-                fa,
-                hits,
-            )
-            candidates.append(c)
-            print(
-                f"  {q:<5g} {p:<4g} {c.d1_auc:.3f}   {c.d3_auc:.3f}   {c.d3_within:.3f}      "
-                f"{fa['D1']:.1%}/{fa['D2']:.1%}/{fa['D3']:.1%}   "
-                f"{hits['D1']:.1%}/{hits['D3']:.1%}   {sum(c.musts)}/{len(c.musts)}"
-            )
+    grid = [(q, form, p) for q in QS for form, ps in FORMS for p in ps]
+    print("  q     form p    D1 AUC  D3 AUC  D3 within  FA D1/D2/D3         hits D1/D3   musts")
+    for q, form, p in grid:
+        cal = replace(cals[q], form=form, power=p)
+        fa: dict[str, float] = {}
+        hits: dict[str, float] = {}
+        aucs: dict[str, Figures] = {}
+        for set_name, subset in by_set.items():
+            scores = {id(i): math.floor(composite(i, cal) + 0.5) for i in subset}
+            ok = [i for i in subset if not i.run.failed]
+            bad = [i for i in subset if i.run.failed]
+            fa[set_name] = sum(scores[id(i)] >= WARN_AT for i in ok) / len(ok)
+            hits[set_name] = sum(scores[id(i)] >= WARN_AT for i in bad) / len(bad)
+            aucs[set_name] = figures(subset, lambda i, cal=cal: composite(i, cal), 0)
+        d3w = aucs["D3"].within
+        c = Candidate(
+            q,
+            form,
+            p,
+            aucs["D1"].pooled.value,
+            aucs["D3"].pooled.value,
+            d3w.value if d3w else float("nan"),
+            fa,
+            hits,
+        )
+        candidates.append(c)
+        print(
+            f"  {q:<5g} {form:<4} {p:<4g} {c.d1_auc:.3f}   {c.d3_auc:.3f}   "
+            f"{c.d3_within:.3f}      "
+            f"{fa['D1']:.1%}/{fa['D2']:.1%}/{fa['D3']:.1%}   "
+            f"{hits['D1']:.1%}/{hits['D3']:.1%}   {sum(c.musts)}/{len(c.musts)}"
+        )
     feasible = [c for c in candidates if all(c.musts)]
     pool = feasible or [
         c for c in candidates if sum(c.musts) == max(sum(x.musts) for x in candidates)
     ]
     best_hits = max(c.mean_hits for c in pool)
     tied = [c for c in pool if c.mean_hits >= best_hits - TIE]
-    chosen = sorted(tied, key=lambda c: (c.p, -c.q))[0]
+    chosen = sorted(tied, key=lambda c: (c.form, c.p, -c.q))[0]
     print(
-        f"\n  {len(feasible)} feasible; chosen q={chosen.q:g}, p={chosen.p:g} "
+        f"\n  {len(feasible)} feasible; chosen q={chosen.q:g}, form {chosen.form}, p={chosen.p:g} "
         f"(mean hits {chosen.mean_hits:.1%}; {len(tied)} tied within {TIE:.0%})\n"
     )
 
     # --- 3. handoff threshold ---------------------------------------------------------
-    cal = replace(cals[chosen.q], power=chosen.p)
-    threshold = 61.0
-    while True:
+    cal = replace(cals[chosen.q], form=chosen.form, power=chosen.p)
+    handoff: float | None = None
+    for threshold in range(61, 100, 5):
         worst = 0.0
         for subset in by_set.values():
             ok = [i for i in subset if not i.run.failed]
@@ -373,14 +379,14 @@ def main(argv: Sequence[str] | None = None) -> int:  # noqa: C901  (one mechanic
                 fired += (
                     (values["context_saturation"] or 0) >= threshold
                     or (values["repetition"] or 0) >= threshold
-                    or score >= 60
+                    or score >= WARN_AT
                 )
             worst = max(worst, fired / len(ok))
-        print(f"3. Handoff at saturation or repetition ≥ {threshold:g}: worst false alarms {worst:.1%}")
-        if worst <= MAX_FALSE_ALARMS or threshold >= 100:
+        print(f"3. Handoff at saturation or repetition ≥ {threshold}: false alarms ≤ {worst:.1%}")
+        if worst <= MAX_FALSE_ALARMS:
+            handoff = float(threshold)
             break
-        threshold += 5
-    cal = replace(cal, handoff_points=threshold)
+    cal = replace(cal, handoff_points=handoff)
     research = {n: (SEED_WEIGHTS["research"][n] if weights_on[n] else 0.0) for n in FACTOR_NAMES}
     brainstorm = {
         n: (SEED_WEIGHTS["brainstorm"][n] if weights_on[n] else 0.0) for n in FACTOR_NAMES

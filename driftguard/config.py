@@ -69,7 +69,7 @@ from typing import Any, TypeVar
 
 from driftguard._values import describe, parse_weight
 from driftguard.errors import ConfigError, UnknownNameError
-from driftguard.model import FACTOR_NAMES, Scoring
+from driftguard.model import FACTOR_NAMES, WARN_THRESHOLDS, Scoring
 from driftguard.presets import PRESET_NAMES, load_preset
 
 __all__ = [
@@ -91,7 +91,8 @@ PROJECT_CONFIG_NAME = ".driftcli"
 """The project config's file name, in the project directory (design §2)."""
 
 DEFAULT_PRESET = "coding"
-DEFAULT_WARN_THRESHOLD = 60
+DEFAULT_WARN_THRESHOLD = WARN_THRESHOLDS["calibrated"]
+"""The default ``warnThreshold`` of the default preset; ``seed`` keeps its 60."""
 DEFAULT_HISTORY_ENABLED = True
 DEFAULT_RETENTION_DAYS = 30
 MAX_CONTEXT_WINDOW = 100_000_000
@@ -237,7 +238,7 @@ def load_config(
         preset=chosen,
         weights=MappingProxyType({factor: weights[factor] for factor in FACTOR_NAMES}),
         scoring=base.scoring,
-        warn_threshold=_latest([f.warn_threshold for f in files], DEFAULT_WARN_THRESHOLD),
+        warn_threshold=_latest([f.warn_threshold for f in files], WARN_THRESHOLDS[base.scoring]),
         context_window=window_files[-1].context_window if window_files else None,
         context_window_source=window_files[-1].source if window_files else None,
         history_enabled=_latest([f.history_enabled for f in files], DEFAULT_HISTORY_ENABLED),

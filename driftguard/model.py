@@ -14,6 +14,7 @@ __all__ = [
     "CLI_NAMES",
     "FACTOR_NAMES",
     "SCORINGS",
+    "WARN_THRESHOLDS",
     "CliName",
     "ParsedMessage",
     "Role",
@@ -31,6 +32,11 @@ SCORINGS: tuple[Scoring, ...] = get_args(Scoring)
 """The scorings a preset can name (``scoring = "…"`` in its TOML file): ``"seed"``, design
 §5.3–5.4 as first written, and ``"calibrated"``, the scales the labelled runs set (issue #8,
 ``benchmarks/VALIDITY.md``)."""
+
+WARN_THRESHOLDS: dict[Scoring, int] = {"seed": 60, "calibrated": 61}
+"""The default ``warnThreshold`` of each scoring: the seed's 60 (design §5.4), and the
+Drifting line 61 on the calibrated scales (``benchmarks/VALIDITY.md`` rule v2, change 3),
+so that the handoff is suggested whenever the state is drifting or polluted."""
 
 FACTOR_NAMES: tuple[str, ...] = (
     "context_saturation",

@@ -37,7 +37,7 @@ from driftguard.scoring.loops import ActionLoop, action_loop
 
 __all__ = [
     "CALIBRATION",
-    "G30",
+    "G0",
     "Calibration",
     "Measures",
     "conversation_tokens",
@@ -48,11 +48,12 @@ __all__ = [
     "rot_points",
 ]
 
-G30 = 8_000
-"""Conversation tokens at which context rot scores 30 points (the Warming line). Source:
-NoLiMa (Modarressi et al., ICML 2025, Table 1): 8K is the longest *effective length* — the
-longest context at which a model keeps 85 % of its short-context score — of the 12 models
-tested (GPT-4o's; most others 1K–2K)."""
+G0 = 8_000
+"""Conversation tokens up to which context rot scores 0. Source: NoLiMa (Modarressi et al.,
+ICML 2025, Table 1): 8K is the longest *effective length* — the longest context at which a
+model keeps 85 % of its short-context score — of the 12 models tested (GPT-4o's; most
+others 1K–2K), so measurable rot begins there even for the best model
+(``benchmarks/VALIDITY.md`` rule v2, change 1)."""
 
 DRIFTING = 61.0
 """Points at which a factor, or the score, enters the Drifting band (design §5.4)."""
@@ -73,10 +74,12 @@ class Calibration:
             scores 61.
         drift61: goal drift (0–1 cosine) at which goal distance scores 61 (definition g2);
             ``None`` keeps the seed's goal distance (definition g1).
-        power: the exponent of the weighted power mean that combines the factors;
-            ``math.inf`` is the weighted maximum.
+        form: how the factors combine: ``"A"``, the weighted power mean of all of them;
+            ``"B"``, the larger of context saturation and the power mean of the others
+            (:func:`driftguard.scoring.composite.combine`).
+        power: the power mean's exponent; ``math.inf`` is the weighted maximum.
         handoff_points: context saturation or repetition points that suggest a handoff
-            on their own.
+            on their own; ``None``: they never do alone.
     """
 
     g61: float
@@ -85,8 +88,9 @@ class Calibration:
     corrections61: float | None
     hedge61: float
     drift61: float | None
+    form: Literal["A", "B"]
     power: float
-    handoff_points: float
+    handoff_points: float | None
 
 
 CALIBRATION = Calibration(
@@ -96,6 +100,7 @@ CALIBRATION = Calibration(
     corrections61=None,
     hedge61=3.05,
     drift61=0.2,
+    form="A",
     power=math.inf,
     handoff_points=61.0,
 )
@@ -134,13 +139,11 @@ def conversation_tokens(session: Session) -> int:
 def rot_points(tokens: float, g61: float) -> float:
     """Context-rot points for ``tokens`` the conversation added, linear in log₂ tokens.
 
-    30 points at :data:`G30`, 61 at ``g61``, the same slope beyond, clamped to 0–100;
-    0 for no tokens.
+    0 up to :data:`G0`, 61 at ``g61`` (> G0), the same slope beyond, capped at 100.
     """
-    if tokens <= 0:
+    if tokens <= G0:
         return 0.0
-    points = 30 + (DRIFTING - 30) * math.log2(tokens / G30) / math.log2(g61 / G30)
-    return min(100.0, max(0.0, points))
+    return min(100.0, DRIFTING * math.log2(tokens / G0) / math.log2(g61 / G0))
 
 
 def fill_points(context_tokens: int, usable_window: int) -> float:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from driftguard.compaction import UsableWindow, usable_window
-from driftguard.model import FACTOR_NAMES, SCORINGS, Scoring, Session
+from driftguard.model import FACTOR_NAMES, SCORINGS, WARN_THRESHOLDS, Scoring, Session
 from driftguard.scoring import calibrated, factors
 from driftguard.scoring.calibrated import CALIBRATION, Calibration, Measures
 from driftguard.scoring.goal import goal_distance
@@ -43,6 +43,7 @@ __all__ = [
     "Scoring",
     "State",
     "WindowSource",
+    "combine",
     "composite_score",
     "handoff_suggested",
     "normalise_weights",
@@ -57,8 +58,10 @@ WindowSource = Literal["file", "host", "config", "flag"]
 """Where the nominal context window came from: the session file and model name, the host's
 status line, a config file's ``contextWindow``, or ``--context-window``."""
 
-DEFAULT_WARN_THRESHOLD = 60
-"""Score from which the handoff is suggested unless the config says otherwise (§5.4)."""
+DEFAULT_WARN_THRESHOLD = WARN_THRESHOLDS["calibrated"]
+"""Score from which the handoff is suggested unless the config says otherwise: the
+Drifting line on the calibrated scales (``seed``: 60, design §5.4; see
+:data:`driftguard.model.WARN_THRESHOLDS`)."""
 SATURATION_HANDOFF = 60.0
 """Unrounded context-saturation points that suggest a handoff on their own (§5.4)."""
 REPETITION_HANDOFF = 50.0
@@ -192,6 +195,37 @@ def power_mean(
     return min(max(mean, min(v for _, v in active)), max(v for _, v in active))
 
 
+def combine(
+    weights: Mapping[str, float], values: Mapping[str, float | None], form: str, power: float
+) -> float:
+    """The calibrated composite, 0–100 (``benchmarks/VALIDITY.md`` rule v2).
+
+    Form ``"A"``: :func:`power_mean` of every active factor. Form ``"B"``: the larger of
+    context saturation and the power mean of the other active factors, each side scaled by
+    its weight relative to the heaviest (a side's weight is its largest factor weight):
+    ``max(s · wₛ/w*, M_p(others) · w_o/w*)``. With equal weights that is
+    ``max(s, M_p(others))``. Either form lies between the smallest and the largest active
+    factor of positive weight; a weight of 0 never moves it.
+    """
+    if form == "A":
+        return power_mean(weights, values, power)
+    saturation = values.get("context_saturation")
+    w_sat = weights.get("context_saturation", 0.0) if saturation is not None else 0.0
+    others = {name: v for name, v in values.items() if name != "context_saturation"}
+    w_others = max(
+        (weights.get(name, 0.0) for name, v in others.items() if v is not None), default=0.0
+    )
+    heaviest = max(w_sat, w_others)
+    if heaviest <= 0:
+        return 0.0
+    sides = []
+    if w_sat > 0 and saturation is not None:
+        sides.append(w_sat / heaviest * saturation)
+    if w_others > 0:
+        sides.append(w_others / heaviest * power_mean(weights, others, power))
+    return max(sides)
+
+
 def handoff_suggested(values: Mapping[str, float | None], score: int, warn_threshold: int) -> bool:
     """Design §5.4: saturation ≥ 60, repetition ≥ 50 (unrounded), or score ≥ the threshold."""
     saturation = values.get("context_saturation") or 0.0
@@ -204,14 +238,15 @@ def handoff_suggested(values: Mapping[str, float | None], score: int, warn_thres
 
 
 def _calibrated_handoff(
-    values: Mapping[str, float | None], score: int, warn_threshold: int, points: float
+    values: Mapping[str, float | None], score: int, warn_threshold: int, points: float | None
 ) -> bool:
-    """Saturation or repetition alone at ``points``, or the score at the threshold."""
-    return (
+    """Saturation or repetition alone at ``points`` (never when ``None``), or the score at
+    the threshold."""
+    alone = points is not None and (
         (values.get("context_saturation") or 0.0) >= points
         or (values.get("repetition") or 0.0) >= points
-        or score >= warn_threshold
     )
+    return alone or score >= warn_threshold
 
 
 def score_session(
@@ -219,7 +254,7 @@ def score_session(
     *,
     weights: Mapping[str, float],
     goal: str | None = None,
-    warn_threshold: int = DEFAULT_WARN_THRESHOLD,
+    warn_threshold: int | None = None,
     context_window: int | None = None,
     resolved_by: ResolvedBy = "path",
     scoring: Scoring = "calibrated",
@@ -235,7 +270,8 @@ def score_session(
         weights: per-factor weights keyed by the JSON factor names (a preset's, after
             config overrides); they need not sum to 1.
         goal: the session's goal text; ``None`` or blank leaves goal distance absent.
-        warn_threshold: score (0–100) from which a handoff is suggested.
+        warn_threshold: score (0–100) from which a handoff is suggested; ``None``: the
+            scoring's default (:data:`driftguard.model.WARN_THRESHOLDS`).
         context_window: a nominal window in tokens supplied by the user, a config or the
             host's status line, which overrides the session's own.
         resolved_by: how the session file was chosen, carried into the report.
@@ -252,6 +288,8 @@ def score_session(
         The :class:`DriftReport`; a session with fewer than 2 messages scores 0 with
         every factor 0 (``goal_distance`` ``None``).
     """
+    if warn_threshold is None:
+        warn_threshold = WARN_THRESHOLDS[scoring]
     window = context_window if context_window and context_window > 0 else session.context_window
     if window_source is None:
         window_source = "file" if window == session.context_window else "host"
@@ -304,7 +342,7 @@ def score_session(
             usable_window=usable.tokens,
             calibration=calibration,
         )
-        composite = power_mean(weights, values, calibration.power)
+        composite = combine(weights, values, calibration.form, calibration.power)
         reasons = calibrated_reasons(measures, session, usable, calibration.g61)
     score = min(100, max(0, math.floor(composite + 0.5)))
     state = state_for(score)
