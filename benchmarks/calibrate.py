@@ -151,6 +151,17 @@ def percentile_max(items: Sequence[Item], value: Callable[[Item], float | None],
     return best
 
 
+def _kept(weights: Mapping[str, float], on: Mapping[str, bool]) -> dict[str, float]:
+    """``weights`` with 0 for the factors that are off, scaled to sum to 1 (4 decimals; the
+    rounding remainder goes to the heaviest), so the shipped presets keep summing to 1."""
+    kept = {n: (w if on[n] else 0.0) for n, w in weights.items()}
+    total = sum(kept.values())
+    out = {n: round(w / total, 4) for n, w in kept.items()}
+    heaviest = max(out, key=lambda n: out[n])
+    out[heaviest] = round(out[heaviest] + 1 - sum(out.values()), 4)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--validation", type=Path, default=validity.DEFAULT_VALIDATION)
@@ -387,10 +398,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             handoff = float(threshold)
             break
     cal = replace(cal, handoff_points=handoff)
-    research = {n: (SEED_WEIGHTS["research"][n] if weights_on[n] else 0.0) for n in FACTOR_NAMES}
-    brainstorm = {
-        n: (SEED_WEIGHTS["brainstorm"][n] if weights_on[n] else 0.0) for n in FACTOR_NAMES
-    }
+    research = _kept(SEED_WEIGHTS["research"], weights_on)
+    brainstorm = _kept(SEED_WEIGHTS["brainstorm"], weights_on)
     print("\nTo ship:")
     print(f"  {cal}")
     print(f"  coding weights {coding}")

@@ -120,9 +120,15 @@ def _window(session: Session, config: Config, flag: int | None) -> tuple[int | N
 
 
 def trend(session: Session, *, project: Path | None, store: HistoryStore) -> Trend:
-    """The trend of the session's recorded snapshots (design §6)."""
+    """The trend of the session's recorded snapshots (design §6), over those made with the
+    scoring and preset the config names now (the others are set aside, issue #8)."""
     config = load_config(project)
-    return compute_trend(store.read(history_key(session)), config.warn_threshold)
+    return compute_trend(
+        store.read(history_key(session)),
+        config.warn_threshold,
+        scoring=config.scoring,
+        preset=config.preset,
+    )
 
 
 def handoff(

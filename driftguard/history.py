@@ -19,17 +19,21 @@ prefix, with every character outside ``[A-Za-z0-9.-]`` replaced by ``_``, follow
 a lower-case digest of the exact id). A session whose file names no id is keyed by the
 sha256 of its resolved path instead (:func:`history_key_for`).
 
-**Records** (one JSON object per line, in this key order; design §7)::
+**Records** (one JSON object per line, in this key order; design §7, issue #8)::
 
-    {"v": 1, "ts": float, "score": int, "state": str, "factors": {name: float|null},
-     "messages": int, "context_tokens": int, "goal_sha256": str|null}
+    {"v": 2, "ts": float, "score": int, "state": str, "factors": {name: float|null},
+     "messages": int, "context_tokens": int, "goal_sha256": str|null,
+     "scoring": "seed"|"calibrated", "preset": str|null}
 
 ``ts`` is seconds since the epoch; ``factors`` holds the report's factor values rounded
 half up to one decimal, the same values the §5.5 JSON shows (they are for display: the
 score was computed from the unrounded values, and one decimal keeps lines short and
 stable); ``goal_sha256`` is the hex sha256 of the UTF-8 goal text the score used, or null
-when no goal was known. Records are versioned: version 1 is read, a record of any other
-version (written by a newer driftguard) is skipped deliberately, like a corrupt line.
+when no goal was known; ``scoring`` and ``preset`` say what made the score, so that a
+trend never compares scores of different scales. Records are versioned: version 2 is
+written; version 1 (driftguard 0.1, before issue #8) is read as ``scoring: "seed"`` with no
+preset — every score it recorded was the seed's; a record of any other version (written by
+a newer driftguard) is skipped deliberately, like a corrupt line.
 
 **Writing.** An append opens the file with ``O_APPEND``, takes an exclusive
 ``fcntl.flock`` on it, and writes one complete line with one ``os.write``: several
@@ -69,7 +73,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeGuard, cast
 
 from driftguard import paths
 from driftguard.errors import UnknownNameError
-from driftguard.model import CLI_NAMES, CliName
+from driftguard.model import CLI_NAMES, SCORINGS, CliName, Scoring
 
 if sys.platform != "win32":
     import fcntl
@@ -90,8 +94,10 @@ __all__ = [
     "snapshot_from_report",
 ]
 
-SNAPSHOT_VERSION: Final = 1
-"""The record version this module writes and reads (design §7 ``"v"``)."""
+SNAPSHOT_VERSION: Final = 2
+"""The record version this module writes (design §7 ``"v"``); it also reads version 1."""
+_V1: Final = 1
+"""Records of driftguard 0.1: no ``scoring`` or ``preset``; all were seed scores."""
 MAX_KEY_LENGTH: Final = 200
 """Longest key in characters (ASCII). With ``.jsonl`` or a temporary-file prefix and
 suffix the file name stays well below 255 bytes."""
@@ -208,6 +214,8 @@ class Snapshot:
         messages: user + assistant messages remembered at that moment.
         context_tokens: tokens in the context window at that moment.
         goal_sha256: hex sha256 of the goal the score used, or ``None`` without a goal.
+        scoring: the scoring that made the score (``"seed"`` for version 1 records).
+        preset: the preset whose weights it used, or ``None`` when unknown (version 1).
 
     Equal snapshots compare equal; a snapshot is not hashable (``factors`` is a mapping).
     """
@@ -219,6 +227,8 @@ class Snapshot:
     messages: int
     context_tokens: int
     goal_sha256: str | None = None
+    scoring: Scoring = "calibrated"
+    preset: str | None = None
 
     def __post_init__(self) -> None:
         # A private copy: the caller's dict may change later. Typed read-only (Mapping); a
@@ -226,7 +236,7 @@ class Snapshot:
         object.__setattr__(self, "factors", dict(self.factors))
 
     def to_record(self) -> dict[str, Any]:
-        """The JSON-ready §7 record (``{"v": 1, "ts": …, …}``), keys in design order."""
+        """The JSON-ready §7 record (``{"v": 2, "ts": …, …}``), keys in design order."""
         return {
             "v": SNAPSHOT_VERSION,
             "ts": self.ts,
@@ -236,25 +246,35 @@ class Snapshot:
             "messages": self.messages,
             "context_tokens": self.context_tokens,
             "goal_sha256": self.goal_sha256,
+            "scoring": self.scoring,
+            "preset": self.preset,
         }
 
     @classmethod
     def from_record(cls, record: object) -> Snapshot | None:
         """The snapshot a decoded record holds, or ``None`` when it cannot be read.
 
-        ``None`` for: a non-object, a ``v`` other than 1 (another version is skipped on
-        purpose), a missing or mistyped field (``ts`` a finite number; ``score`` an
+        ``None`` for: a non-object, a ``v`` other than 1 or 2 (another version is skipped
+        on purpose), a missing or mistyped field (``ts`` a finite number; ``score`` an
         integer 0–100; ``state`` one of the four states; ``factors`` an object of finite
         numbers or nulls; ``messages`` and ``context_tokens`` integers ≥ 0;
-        ``goal_sha256`` 64 lower-case hex digits or null). Booleans are not numbers.
-        Unknown extra fields are ignored.
+        ``goal_sha256`` 64 lower-case hex digits or null; in version 2, ``scoring`` one of
+        the scorings and ``preset`` a string or null). Booleans are not numbers. Unknown
+        extra fields are ignored. A version 1 record reads as ``scoring="seed"``,
+        ``preset=None``.
         """
         if not isinstance(record, dict):
             return None
         rec = cast("dict[str, object]", record)
         version = rec.get("v")
-        if not _is_int(version) or version != SNAPSHOT_VERSION:
+        if not _is_int(version) or version not in (_V1, SNAPSHOT_VERSION):
             return None
+        scoring: object = "seed"
+        preset: object = None
+        if version == SNAPSHOT_VERSION:
+            scoring, preset = rec.get("scoring"), rec.get("preset")
+            if scoring not in SCORINGS or not (preset is None or isinstance(preset, str)):
+                return None
         ts, score, state = rec.get("ts"), rec.get("score"), rec.get("state")
         messages, tokens = rec.get("messages"), rec.get("context_tokens")
         factors, digest = rec.get("factors"), rec.get("goal_sha256")
@@ -279,6 +299,8 @@ class Snapshot:
             messages=messages,
             context_tokens=tokens,
             goal_sha256=digest,
+            scoring=cast("Scoring", scoring),
+            preset=cast("str | None", preset),
         )
 
 
@@ -330,6 +352,8 @@ def snapshot_from_report(report: DriftReport, goal: str | None, ts: float) -> Sn
         messages=report.messages,
         context_tokens=report.session.context_tokens,
         goal_sha256=goal_sha256(goal) if goal is not None and goal.strip() else None,
+        scoring=report.scoring,
+        preset=report.preset,
     )
 
 

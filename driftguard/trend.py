@@ -18,6 +18,12 @@ Rules (design §6), over the scores ``s₀ … sₙ₋₁`` in append order:
   §5.4). Only the score is recorded, so the saturation and repetition triggers of §5.4 do
   not enter the hint.
 
+**Scales** (issue #8): scores of different scorings or presets are not comparable, so a
+trend is computed only over the snapshots made with the scoring and preset in force now
+(``compute_trend``'s ``scoring`` and ``preset``). The others stay in the history file;
+the trend counts them (``set_aside``) and its text says so, and never draws a trajectory
+across them — an upgrade of the scoring does not read as "climbing" or "falling".
+
 With no snapshot at all every value is ``None`` (scores empty), the trajectory is
 ``stable`` and there is no hint; the text then says to call ``get_drift`` first.
 """
@@ -80,6 +86,7 @@ class Trend:
         trajectory_delta: ``last − first`` score points over those snapshots (0 below 2).
         handoff_hint: the latest score reached ``warn_threshold``.
         warn_threshold: the score from which the hint fires (0–100).
+        set_aside: snapshots made with another scoring or preset, not in this trend.
     """
 
     scores: tuple[int, ...]
@@ -92,6 +99,7 @@ class Trend:
     trajectory_delta: int
     handoff_hint: bool
     warn_threshold: int
+    set_aside: int = 0
 
     @property
     def snapshots(self) -> int:
@@ -125,8 +133,26 @@ def _trajectory(scores: Sequence[int]) -> tuple[Trajectory, int]:
     return "stable", delta
 
 
-def compute_trend(snapshots: Sequence[Snapshot], warn_threshold: int) -> Trend:
-    """The design §6 trend of ``snapshots`` (oldest first) against ``warn_threshold``."""
+def compute_trend(
+    snapshots: Sequence[Snapshot],
+    warn_threshold: int,
+    *,
+    scoring: str | None = None,
+    preset: str | None = None,
+) -> Trend:
+    """The design §6 trend of ``snapshots`` (oldest first) against ``warn_threshold``.
+
+    With ``scoring`` (and ``preset``), only the snapshots made with that scoring (and
+    preset) count; the rest are counted in :attr:`Trend.set_aside`.
+    """
+    every = len(snapshots)
+    snapshots = [
+        snapshot
+        for snapshot in snapshots
+        if (scoring is None or snapshot.scoring == scoring)
+        and (preset is None or snapshot.preset == preset)
+    ]
+    set_aside = every - len(snapshots)
     scores = tuple(snapshot.score for snapshot in snapshots)
     trajectory, delta = _trajectory(scores)
     if not scores:
@@ -141,6 +167,7 @@ def compute_trend(snapshots: Sequence[Snapshot], warn_threshold: int) -> Trend:
             trajectory_delta=delta,
             handoff_hint=False,
             warn_threshold=warn_threshold,
+            set_aside=set_aside,
         )
     latest = snapshots[-1]
     sparkline = (
@@ -159,6 +186,7 @@ def compute_trend(snapshots: Sequence[Snapshot], warn_threshold: int) -> Trend:
         trajectory_delta=delta,
         handoff_hint=latest.score >= warn_threshold,
         warn_threshold=warn_threshold,
+        set_aside=set_aside,
     )
 
 
@@ -174,8 +202,14 @@ def render_trend_text(trend: Trend) -> str:
     A sparkline longer than 60 cells shows its latest 60 after ``…``. Without snapshots the
     text is :data:`NO_HISTORY`.
     """
+    aside = (
+        f"{trend.set_aside} earlier snapshot{'s' * (trend.set_aside != 1)} made with another "
+        "scoring or preset are not part of this trend."
+        if trend.set_aside
+        else ""
+    )
     if trend.latest_score is None or not trend.scores:
-        return NO_HISTORY
+        return NO_HISTORY + (f"\n{aside}" if aside else "")
     count = len(trend.scores)
     head = str(trend.latest_score) if count == 1 else f"{trend.scores[0]} → {trend.latest_score}"
     if trend.sparkline is not None:
@@ -198,6 +232,8 @@ def render_trend_text(trend: Trend) -> str:
         lines.append(
             f"{count} snapshots; {trend.trajectory_delta:+d} points over the last {window}."
         )
+    if aside:
+        lines.append(aside)
     if trend.handoff_hint:
         lines.append(
             f"→ Latest score {trend.latest_score} ≥ warn threshold {trend.warn_threshold}: "

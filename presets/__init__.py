@@ -6,7 +6,7 @@ A preset is one TOML file in this package, installed as package data
 The file's stem is the preset's name::
 
     description = "One line: what the preset is for."
-    scoring = "calibrated"    # "calibrated" (issue #8) or "seed" (design §5 as first written)
+    scoring = "calibrated"    # optional: "calibrated" (the default, issue #8) or "seed"
 
     [weights]                 # exactly the six JSON factor names, driftguard.model.FACTOR_NAMES
     context_saturation = 0.37
@@ -42,10 +42,12 @@ from driftguard._values import describe, parse_weight
 from driftguard.errors import ConfigError, UnknownNameError
 from driftguard.model import FACTOR_NAMES, SCORINGS, Scoring
 
-__all__ = ["PRESET_NAMES", "Preset", "load_preset"]
+__all__ = ["DEFAULT_SCORING", "PRESET_NAMES", "Preset", "load_preset"]
 
 _SUFFIX = ".toml"
 _KEYS = ("description", "scoring", "weights")
+DEFAULT_SCORING: Scoring = "calibrated"
+"""The scoring of a preset file that names none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +134,7 @@ def _preset_from_table(name: str, table: dict[str, Any], source: str) -> Preset:
     if "\n" in description or "\r" in description:
         raise ConfigError(f"{source}: description: must be one line")
 
-    scoring = table.get("scoring")
+    scoring = table.get("scoring", DEFAULT_SCORING)
     if scoring not in SCORINGS:
         raise ConfigError(
             f"{source}: scoring: must be one of {', '.join(SCORINGS)}, got {describe(scoring)}"

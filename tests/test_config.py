@@ -44,12 +44,48 @@ def test_without_any_config_file_the_coding_preset_and_the_defaults_apply(projec
     assert load_config(project) == Config(
         preset="coding",
         weights=CODING,
-        warn_threshold=60,
+        scoring="calibrated",
+        warn_threshold=61,
         history_enabled=True,
         history_retention_days=30,
         sources=(),
         warnings=(),
     )
+
+
+def test_the_default_warn_threshold_is_the_drifting_line_and_the_seed_keeps_60(
+    project: Path,
+) -> None:
+    assert load_config(project).warn_threshold == 61
+    assert load_config(project, preset="seed").warn_threshold == 60
+    assert load_config(project, preset="seed").scoring == "seed"
+
+
+def test_a_configured_warn_threshold_beats_the_scorings_default(project: Path) -> None:
+    write_json(project / ".driftcli", {"warnThreshold": 45})
+    assert load_config(project, preset="seed").warn_threshold == 45
+    assert load_config(project).warn_threshold == 45
+
+
+def test_context_window_comes_from_the_project_before_the_global_file(
+    global_rc: Path, project: Path
+) -> None:
+    write_json(global_rc, {"contextWindow": 128_000})
+    assert load_config(project).context_window == 128_000
+    assert load_config(project).context_window_source == str(global_rc)
+    path = write_json(project / ".driftcli", {"contextWindow": 32_000})
+    assert load_config(project).context_window == 32_000
+    assert load_config(project).context_window_source == str(path)
+
+
+@pytest.mark.parametrize("value", ["128000", 0, -5, 1.5e5, True, 100_000_001])
+def test_a_context_window_that_is_not_a_token_count_is_an_error(
+    project: Path, value: object
+) -> None:
+    path = write_json(project / ".driftcli", {"contextWindow": value})
+    with pytest.raises(ConfigError, match=r"contextWindow: must be an integer from 1 to") as err:
+        load_config(project)
+    assert str(err.value).startswith(str(path))
 
 
 def test_the_global_preset_beats_the_coding_default(global_rc: Path, project: Path) -> None:
@@ -103,9 +139,9 @@ def test_weight_overrides_merge_global_then_project_then_command_line(
     write_json(project / ".driftcli", {"weights": {"uncertainty": 0.9, "goal_distance": 0}})
     config = load_config(project, weight_overrides={"confidence_drift": 0.3})
     assert dict(config.weights) == {
-        "context_saturation": 0.37,  # coding
+        "context_saturation": CODING["context_saturation"],  # coding
         "repetition": 0.5,  # global
-        "length_collapse": 0.15,  # coding
+        "length_collapse": CODING["length_collapse"],  # coding
         "goal_distance": 0.0,  # project
         "uncertainty": 0.9,  # project beats global
         "confidence_drift": 0.3,  # command line
@@ -169,7 +205,7 @@ def test_driftguard_home_does_not_move_the_global_file(
     write_json(state / ".driftclirc", {"warnThreshold": 5})
     monkeypatch.setenv("DRIFTGUARD_HOME", str(state))
     assert load_config(None) == load_config(None, preset="coding")
-    assert load_config(None).warn_threshold == 60
+    assert load_config(None).warn_threshold == 61
 
 
 def test_a_driftcli_directory_in_the_project_is_not_a_config(
@@ -228,7 +264,7 @@ def test_an_unknown_top_level_key_is_a_warning_not_an_error(global_rc: Path, pro
 def test_a_misspelt_key_warning_suggests_the_known_key(project: Path) -> None:
     path = write_json(project / ".driftcli", {"warnTreshold": 10})
     config = load_config(project)
-    assert config.warn_threshold == 60
+    assert config.warn_threshold == 61
     assert config.warnings == (
         f"{path}: unknown key 'warnTreshold' ignored (did you mean 'warnThreshold'?)",
     )
@@ -322,7 +358,7 @@ BAD_VALUES = [
     ('{"preset": null}', "preset: must be a string naming a preset, got null"),
     (
         '{"preset": "fast"}',
-        "preset: unknown preset 'fast' (valid: brainstorm, coding, research, strict)",
+        "preset: unknown preset 'fast' (valid: brainstorm, coding, research, seed, strict)",
     ),
     ('{"warnThreshold": 50, "warnThreshold": 70}', "warnThreshold: key given twice in one object"),
 ]
@@ -434,7 +470,8 @@ def test_an_unknown_preset_flag_lists_the_valid_names(project: Path) -> None:
     with pytest.raises(UnknownNameError) as caught:
         load_config(project, preset="fast")
     assert (
-        str(caught.value) == "unknown preset 'fast' (valid: brainstorm, coding, research, strict)"
+        str(caught.value)
+        == "unknown preset 'fast' (valid: brainstorm, coding, research, seed, strict)"
     )
 
 

@@ -216,6 +216,8 @@ def test_a_snapshot_record_has_the_design_layout_in_order() -> None:
         messages=88,
         context_tokens=140_000,
         goal_sha256="ab" * 32,
+        scoring="calibrated",
+        preset="coding",
     )
     record = snap.to_record()
     assert list(record) == [
@@ -227,9 +229,11 @@ def test_a_snapshot_record_has_the_design_layout_in_order() -> None:
         "messages",
         "context_tokens",
         "goal_sha256",
+        "scoring",
+        "preset",
     ]
     assert record == {
-        "v": 1,
+        "v": 2,
         "ts": 1_750_000_000.5,
         "score": 64,
         "state": "drifting",
@@ -237,8 +241,26 @@ def test_a_snapshot_record_has_the_design_layout_in_order() -> None:
         "messages": 88,
         "context_tokens": 140_000,
         "goal_sha256": "ab" * 32,
+        "scoring": "calibrated",
+        "preset": "coding",
     }
     assert Snapshot.from_record(json.loads(json.dumps(record))) == snap
+
+
+def test_a_version_1_record_reads_as_a_seed_score_of_no_known_preset() -> None:
+    record = {
+        "v": 1,
+        "ts": 1_750_000_000.5,
+        "score": 21,
+        "state": "fresh",
+        "factors": {"context_saturation": 4.0},
+        "messages": 8,
+        "context_tokens": 9_000,
+        "goal_sha256": None,
+    }
+    snap = Snapshot.from_record(record)
+    assert snap is not None
+    assert (snap.score, snap.scoring, snap.preset) == (21, "seed", None)
 
 
 def test_a_snapshot_keeps_its_own_copy_of_the_factors() -> None:
@@ -256,7 +278,7 @@ def _good_record() -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("field", "value"),
     [
-        ("v", 2),
+        ("v", 3),
         ("v", "1"),
         ("v", True),
         ("ts", "yesterday"),
@@ -275,6 +297,9 @@ def _good_record() -> dict[str, Any]:
         ("context_tokens", 1.5),
         ("goal_sha256", "not-a-digest"),
         ("goal_sha256", "AB" * 32),
+        ("scoring", "v3"),
+        ("scoring", None),
+        ("preset", 7),
     ],
 )
 def test_a_record_with_a_bad_field_or_another_version_is_not_read(
@@ -297,8 +322,8 @@ def test_a_record_that_is_not_an_object_is_not_read(value: object) -> None:
     assert Snapshot.from_record(value) is None
 
 
-def test_unknown_extra_fields_in_a_v1_record_are_ignored() -> None:
-    record = _good_record() | {"note": "from a later v1 writer"}
+def test_unknown_extra_fields_in_a_record_are_ignored() -> None:
+    record = _good_record() | {"note": "from a later v2 writer"}
     assert Snapshot.from_record(record) == make_snapshot()
 
 
@@ -419,7 +444,7 @@ def test_corrupt_lines_are_skipped_and_the_rest_is_read(store: HistoryStore) -> 
     key = history_key("claude_code", "abc")
     first, second = make_snapshot(10), make_snapshot(20)
     good = [json.dumps(s.to_record()) for s in (first, second)]
-    newer = json.dumps(first.to_record() | {"v": 2})
+    newer = json.dumps(first.to_record() | {"v": 3})
     store.root.mkdir(parents=True)
     lines = [
         good[0].encode(),

@@ -214,7 +214,7 @@ def test_stop_refreshes_the_status_line_cache_and_appends_history(
     assert status.messages == 8  # four prompts, four replies
     assert status.context_tokens == 4010  # the last reply's usage: 10 + 4 × 1000
     assert status.context_window == 200_000
-    assert status.warn_threshold == 60
+    assert status.warn_threshold == 61
     snapshots = HistoryStore().read(history_key("claude_code", SESSION_ID))
     assert [s.score for s in snapshots] == [status.score]
 

@@ -1,4 +1,4 @@
-"""The shipped presets and their loader (design.md §5.4)."""
+"""The shipped presets and their loader (design.md §5.4, issue #8)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,15 @@ from driftguard.model import FACTOR_NAMES
 from driftguard.presets import PRESET_NAMES, Preset, load_preset
 
 # design.md §5.4, in the order saturation / repetition / length collapse / goal distance /
-# uncertainty / confidence drift.
+# uncertainty / confidence drift. The seed's coding weights are the preset "seed"; the other
+# presets keep these emphases on the calibrated scales (benchmarks/VALIDITY.md §3).
 DESIGN_WEIGHTS: dict[str, tuple[float, ...]] = {
     "coding": (0.37, 0.37, 0.15, 0.08, 0.02, 0.01),
     "research": (0.25, 0.25, 0.10, 0.35, 0.03, 0.02),
     "brainstorm": (0.45, 0.20, 0.22, 0.10, 0.02, 0.01),
     "strict": (1 / 6,) * 6,
 }
+SHIPPED = ("brainstorm", "coding", "research", "seed", "strict")
 
 VALID_WEIGHTS = """
 [weights]
@@ -43,8 +45,8 @@ def test_factor_names_are_the_six_json_names_in_design_order() -> None:
     )
 
 
-def test_the_four_design_presets_ship_and_their_names_are_sorted() -> None:
-    assert PRESET_NAMES == ("brainstorm", "coding", "research", "strict")
+def test_the_four_design_presets_and_seed_ship_and_their_names_are_sorted() -> None:
+    assert PRESET_NAMES == SHIPPED
 
 
 def test_preset_names_are_discovered_from_the_packaged_toml_files() -> None:
@@ -62,15 +64,59 @@ def test_every_shipped_preset_weights_sum_to_one(name: str) -> None:
     assert abs(sum(load_preset(name).weights.values()) - 1) <= 1e-9
 
 
+def test_the_seed_preset_is_the_design_coding_preset_on_the_seed_scoring() -> None:
+    preset = load_preset("seed")
+    assert preset.scoring == "seed"
+    assert dict(preset.weights) == dict(zip(FACTOR_NAMES, DESIGN_WEIGHTS["coding"], strict=True))
+
+
 @pytest.mark.parametrize("name", sorted(DESIGN_WEIGHTS))
-def test_each_preset_weights_equal_the_design_values(name: str) -> None:
-    preset = load_preset(name)
-    assert preset.name == name
-    assert dict(preset.weights) == dict(zip(FACTOR_NAMES, DESIGN_WEIGHTS[name], strict=True))
+def test_the_design_presets_use_the_calibrated_scoring(name: str) -> None:
+    assert load_preset(name).scoring == "calibrated"
 
 
-def test_the_shipped_presets_are_exactly_the_design_presets() -> None:
-    assert set(PRESET_NAMES) == set(DESIGN_WEIGHTS)
+def test_coding_weighs_every_factor_it_keeps_the_same() -> None:
+    weights = load_preset("coding").weights
+    kept = {w for w in weights.values() if w > 0}
+    assert len(kept) == 1
+    assert weights["length_collapse"] == weights["uncertainty"] == 0.0
+
+
+@pytest.mark.parametrize("name", ["research", "brainstorm"])
+def test_research_and_brainstorm_keep_the_design_emphasis_among_the_kept_factors(
+    name: str,
+) -> None:
+    coding = load_preset("coding").weights
+    weights = load_preset(name).weights
+    design = dict(zip(FACTOR_NAMES, DESIGN_WEIGHTS[name], strict=True))
+    kept = [factor for factor in FACTOR_NAMES if coding[factor] > 0]
+    assert all(weights[f] == 0.0 for f in FACTOR_NAMES if f not in kept)
+    heaviest = max(kept, key=lambda f: design[f])
+    assert max(kept, key=lambda f: weights[f]) == heaviest
+    for factor in kept:
+        ratio = weights[factor] / weights[heaviest]
+        assert ratio == pytest.approx(design[factor] / design[heaviest], abs=2e-3)
+
+
+def test_strict_weighs_all_six_factors_the_same() -> None:
+    assert set(load_preset("strict").weights.values()) == {1 / 6}
+
+
+def test_the_shipped_presets_are_the_design_presets_and_seed() -> None:
+    assert set(PRESET_NAMES) == {*DESIGN_WEIGHTS, "seed"}
+
+
+def test_a_preset_file_without_scoring_uses_the_calibrated_one(preset_dir: Path) -> None:
+    (preset_dir / "mine.toml").write_text('description = "Mine."\n' + VALID_WEIGHTS, "utf-8")
+    assert load_preset("mine").scoring == "calibrated"
+
+
+def test_a_preset_naming_an_unknown_scoring_is_a_config_error(preset_dir: Path) -> None:
+    (preset_dir / "mine.toml").write_text(
+        'description = "Mine."\nscoring = "v3"\n' + VALID_WEIGHTS, "utf-8"
+    )
+    with pytest.raises(ConfigError, match=r"scoring: must be one of seed, calibrated"):
+        load_preset("mine")
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)
@@ -86,14 +132,15 @@ def test_a_loaded_preset_cannot_be_changed() -> None:
         preset.name = "other"  # type: ignore[misc]
     with pytest.raises(TypeError):
         preset.weights["repetition"] = 1.0  # type: ignore[index]
-    assert load_preset("coding").weights["repetition"] == 0.37
+    assert load_preset("coding").weights["repetition"] == 0.25
 
 
 def test_an_unknown_preset_name_raises_and_lists_the_valid_names() -> None:
     with pytest.raises(UnknownNameError) as caught:
         load_preset("fast")
     assert (
-        str(caught.value) == "unknown preset 'fast' (valid: brainstorm, coding, research, strict)"
+        str(caught.value)
+        == "unknown preset 'fast' (valid: brainstorm, coding, research, seed, strict)"
     )
 
 
@@ -128,7 +175,10 @@ def test_a_well_formed_preset_file_loads_with_integer_weights_as_floats(preset_d
     )
     preset = load_preset("even")
     assert preset == Preset(
-        name="even", description="Even.", weights=dict.fromkeys(FACTOR_NAMES, 1.0)
+        name="even",
+        description="Even.",
+        scoring="calibrated",
+        weights=dict.fromkeys(FACTOR_NAMES, 1.0),
     )
     assert all(type(value) is float for value in preset.weights.values())
 

@@ -110,7 +110,7 @@ class DriftReport:
     resolved_by: ResolvedBy
     context_window: int
     warn_threshold: int
-    scoring: Scoring = "seed"
+    scoring: Scoring = "calibrated"
     usable: UsableWindow | None = None
     measures: Measures | None = None
     preset: str | None = None

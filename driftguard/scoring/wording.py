@@ -55,6 +55,11 @@ def seed_reasons(context_tokens: int, context_window: int) -> dict[str, str]:
     }
 
 
+_HOSTS = {"claude_code": "Claude Code", "gemini_cli": "Gemini CLI", "codex_cli": "Codex"}
+DRIFTING = 61.0
+"""Points from which a factor is in the Drifting band (design §5.4)."""
+
+
 def _thousands(tokens: float) -> str:
     """``310k`` for 310,000 tokens; ``8.5k`` below 10,000; the number itself below 1,000."""
     if tokens >= 10_000:
@@ -74,16 +79,17 @@ def calibrated_reasons(
     left = max(0, usable.tokens - session.context_tokens)
     fill = fill_points(session.context_tokens, usable.tokens)
     rot = rot_points(added, g61)
-    if fill >= rot:
+    host = _HOSTS.get(session.cli, "the host")
+    if fill >= DRIFTING or (fill >= rot and fill > 0):
         context = (
             f"the context holds {_thousands(session.context_tokens)} tokens, "
-            f"{_thousands(left)} before the host compacts it"
+            f"{_thousands(left)} before {host} compacts it"
         )
     else:
         where = "well past" if added >= 2 * g61 else ("past" if added >= g61 else "nearing")
         context = (
-            f"the conversation holds {_thousands(added)} tokens: {where} the "
-            f"{_thousands(g61)} where models start losing accuracy"
+            f"the conversation fills {_thousands(added)} tokens of context: {where} the "
+            f"{_thousands(g61)} where most models have lost much of their accuracy"
         )
     loop = measures.loop
     overlap_points = measures.overlap
@@ -124,7 +130,7 @@ def recommend(
     ``polluted`` → start fresh now; ``drifting`` or a fired handoff trigger → start fresh
     soon; ``warming`` → carry on, but plan a fresh start; ``fresh`` → carry on.
     """
-    because = " and ".join(reasons[name] for name in top_factors(values, weights))
+    because = "; ".join(reasons[name] for name in top_factors(values, weights))
     if state == "polluted":
         action = "Start fresh now"
     elif state == "drifting" or handoff:

@@ -1,8 +1,10 @@
-"""Composite, states, handoff trigger and reports (design.md §5.4–§5.5)."""
+"""Composite, states, handoff trigger and reports of the seed scoring (design.md §5.4–§5.5,
+the preset ``seed``), and the report fields every scoring shares."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -12,11 +14,16 @@ from driftguard.model import FACTOR_NAMES, ParsedMessage, Session
 from driftguard.scoring import (
     NOT_ENOUGH_MESSAGES,
     render_text,
-    score_session,
     state_for,
     to_json_dict,
 )
-from driftguard.scoring.composite import composite_score, handoff_suggested, normalise_weights
+from driftguard.scoring import score_session as _score_session
+from driftguard.scoring.composite import (
+    DriftReport,
+    composite_score,
+    handoff_suggested,
+    normalise_weights,
+)
 from driftguard.scoring.report import bar, display_round
 
 CODING = {
@@ -27,6 +34,11 @@ CODING = {
     "uncertainty": 0.02,
     "confidence_drift": 0.01,
 }
+
+
+def score_session(session: Session, **kwargs: Any) -> DriftReport:
+    """The seed scoring, whose hand-computed values these tests check (preset ``seed``)."""
+    return _score_session(session, scoring="seed", **kwargs)
 
 
 def make_session(
@@ -140,7 +152,7 @@ def test_the_compaction_summary_is_not_a_message() -> None:
     assert session.assistant_texts == ("one reply",)
 
 
-def test_json_report_has_the_contract_field_names() -> None:
+def test_json_report_has_the_contract_field_names_and_what_issue_8_adds() -> None:
     replies = [f"reply {i} with some words" for i in range(8)]
     report = score_session(
         make_session(replies, context_tokens=150_000), weights=CODING, goal="words"
@@ -155,6 +167,9 @@ def test_json_report_has_the_contract_field_names() -> None:
         "handoff_suggested",
         "recommendation",
         "session",
+        "scoring",
+        "preset",
+        "loop",
     }
     assert set(payload["factors"]) == set(FACTOR_NAMES)
     assert set(payload["weights"]) == set(FACTOR_NAMES)
@@ -168,7 +183,15 @@ def test_json_report_has_the_contract_field_names() -> None:
         "compactions",
         "skipped_lines",
         "resolved_by",
+        "context_window_source",
+        "usable_window",
+        "tokens_until_compaction",
+        "usable_window_rule",
+        "usable_window_overrides",
     }
+    assert payload["scoring"] == "seed"
+    assert payload["session"]["usable_window"] == 167_000
+    assert payload["session"]["tokens_until_compaction"] == 17_000
     assert payload["messages"] == 16
     assert payload["factors"]["context_saturation"] == 40.0
     assert isinstance(payload["score"], int)
