@@ -25,6 +25,7 @@ __all__ = [
     "decide",
     "display_path",
     "merged_entry",
+    "missing_defaults",
     "not_installed",
     "same_value",
     "server_env",
@@ -135,14 +136,32 @@ def stdio_entry(host: HostName, command: str) -> dict[str, Any]:
     return {"command": command, "args": ["serve"], "env": server_env(host)}
 
 
-def stdio_matches(existing: Any, wanted: Mapping[str, Any]) -> bool:
+def missing_defaults(existing: Any, defaults: Mapping[str, Any]) -> list[str]:
+    """The keys of ``defaults`` that ``existing`` lacks, or holds with a value of another
+    type than the default's (``required = "yes"`` is not a choice Codex could load)."""
+    if not isinstance(existing, Mapping):
+        return list(defaults)
+    return [
+        key
+        for key, value in defaults.items()
+        if key not in existing or type(existing[key]) is not type(value)
+    ]
+
+
+def stdio_matches(
+    existing: Any, wanted: Mapping[str, Any], defaults: Mapping[str, Any] | None = None
+) -> bool:
     """Whether an existing entry already starts driftguard the way ``wanted`` does.
 
     Every key of ``wanted`` must have its value, except ``env``, which must contain
     ``wanted["env"]``; keys the user added (a timeout, ``trust``, more variables) are
-    theirs and do not make the entry differ.
+    theirs and do not make the entry differ. Every key of ``defaults`` (keys setup writes
+    with a value the user may change, such as Codex's ``required``) must be present with
+    a value of the default's type, whichever value the user chose.
     """
     if not isinstance(existing, Mapping):
+        return False
+    if defaults and missing_defaults(existing, defaults):
         return False
     for key, value in wanted.items():
         if key == "env":
@@ -160,24 +179,28 @@ OTHER_TRANSPORT_KEYS = ("url", "httpUrl", "tcp")
 hosts' entry shapes (mcp-and-hosts.md §3.1–§3.4)."""
 
 
-def merged_entry(existing: Any, wanted: Mapping[str, Any]) -> dict[str, Any]:
+def merged_entry(
+    existing: Any, wanted: Mapping[str, Any], defaults: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """The entry ``--update`` writes over ``existing``: the user's entry with ``wanted``'s
     keys set (``command``, ``args``, and ``type`` where the host has one) and ``wanted``'s
     variables set in its ``env``; every other key and variable the user added stays, in
     its place. (README: keys the user added do not count as a difference, so they
-    survive an update too.)
+    survive an update too.) A key of ``defaults`` keeps the user's value when it has the
+    default's type, and gets the default otherwise (:func:`missing_defaults`).
 
     An ``existing`` that is not a stdio entry — not an object, with a ``url``,
     ``httpUrl`` or ``tcp``, or a ``type`` other than ``stdio`` — is replaced as a whole:
     its keys belong to another transport and would make a stdio entry invalid (Codex
     refuses ``url`` next to ``command``, mcp-and-hosts.md §3.3).
     """
+    defaults = defaults or {}
     if (
         not isinstance(existing, Mapping)
         or any(key in existing for key in OTHER_TRANSPORT_KEYS)
         or existing.get("type", "stdio") != "stdio"
     ):
-        return copy.deepcopy(dict(wanted))
+        return {**copy.deepcopy(dict(wanted)), **copy.deepcopy(dict(defaults))}
     merged = copy.deepcopy(dict(existing))
     for key, value in wanted.items():
         env = merged.get("env")
@@ -185,6 +208,8 @@ def merged_entry(existing: Any, wanted: Mapping[str, Any]) -> dict[str, Any]:
             merged["env"] = {**env, **copy.deepcopy(dict(value))}
         else:
             merged[key] = copy.deepcopy(value)
+    for key in missing_defaults(merged, defaults):
+        merged[key] = copy.deepcopy(defaults[key])
     return merged
 
 

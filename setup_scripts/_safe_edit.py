@@ -17,7 +17,9 @@ Every edit, in order:
    An update replaces only driftguard's keys of the entry (``command``, ``args``,
    ``type``, its variable in ``env``) and keeps the user's
    (:func:`~driftguard.setup_scripts._base.merged_entry`), member by member where the
-   format allows, so comments inside the entry stay too.
+   format allows, so comments inside the entry stay too. A host may also name
+   *defaults*: keys written with a value the user may change (Codex's ``required``);
+   an entry without one differs, and an update adds it but keeps the user's value.
 4. ``--dry-run`` stops here and reports the unified diff.
 5. **Back up** the file next to itself as ``<name>.driftguard-backup-<UTC time>``
    (exclusive create, the file's own permission bits: ``~/.claude.json`` holds OAuth
@@ -70,6 +72,7 @@ from driftguard.setup_scripts._base import (
     decide,
     display_path,
     merged_entry,
+    missing_defaults,
     not_installed,
     same_value,
     stdio_entry,
@@ -570,12 +573,18 @@ class Plan:
     remove_folder: bool = False
 
 
-def _plan(found: Inspected, fmt: ServersFormat, entry: Mapping[str, Any]) -> Plan:
+def _plan(
+    found: Inspected,
+    fmt: ServersFormat,
+    entry: Mapping[str, Any],
+    defaults: Mapping[str, Any],
+) -> Plan:
     """The new text for ``found.decision`` and the content it must read back as."""
     value, text = found.value, found.text
     servers = value.get(fmt.container)
     ledger_key = str(Path(os.path.realpath(found.target)))
     if found.decision == "add":
+        entry = {**entry, **defaults}
         expected = _expected(value, fmt.container, entry)
         if text is None:
             created = {"file", "container"}
@@ -590,7 +599,7 @@ def _plan(found: Inspected, fmt: ServersFormat, entry: Mapping[str, Any]) -> Pla
         return Plan("added", new, expected, made, unified_diff(found.path, text, new))
     assert text is not None
     if found.decision == "update":
-        merged = merged_entry(found.existing, entry)
+        merged = merged_entry(found.existing, entry, defaults)
         expected = _expected(value, fmt.container, merged)
         new = fmt.update(text, found.existing, merged)
         return Plan("updated", new, expected, frozenset(), unified_diff(found.path, text, new))
@@ -611,10 +620,12 @@ def inspect_config(
     fmt: ServersFormat,
     request: SetupRequest,
     matches: Callable[[Any], bool],
+    defaults: Mapping[str, Any] | None = None,
 ) -> Inspected | HostResult:
     """Read and parse ``path`` and decide what to do; a :class:`HostResult` instead when
     there is nothing to write: the file is refused, or the entry is already as wanted
-    (``already present``, ``not present``), or differs without ``--update`` (``skipped``)."""
+    (``already present``, ``not present``), or differs without ``--update`` (``skipped``;
+    the detail names the ``defaults`` keys the entry lacks)."""
     shown = display_path(path)
     target = _real_target(path)
 
@@ -648,9 +659,11 @@ def inspect_config(
     if decision == "absent":
         return stop("not present", shown, True)
     if decision == "differs":
+        lacking = missing_defaults(existing, defaults or {})
+        without = f", without {' or '.join(lacking)}" if lacking else ""
         detail = (
             f"{shown} already has a different {SERVER_NAME} entry "
-            f"({describe_entry(existing)}); --update replaces it"
+            f"({describe_entry(existing)}{without}); --update replaces it"
         )
         return stop("skipped", detail, False)
     if original is not None and is_read_only(target):
@@ -667,17 +680,20 @@ def edit_servers_file(
     *,
     matches: Callable[[Any], bool],
     notes: tuple[str, ...] = (),
+    defaults: Mapping[str, Any] | None = None,
 ) -> HostResult:
     """Add, keep, update or remove driftguard's entry in ``path`` safely (module doc).
 
     ``path`` need not exist: install creates it (and its folder, when the folder's parent
     exists: a project's ``.gemini/``); uninstall then has nothing to do. ``notes`` are
-    shown when the file is (or, in a dry run, would be) changed.
+    shown when the file is (or, in a dry run, would be) changed. ``defaults`` are keys
+    added with ``entry`` whose value is then the user's (``matches`` must require them:
+    :func:`~driftguard.setup_scripts._base.stdio_matches`).
     """
-    found = inspect_config(host, path, fmt, request, matches)
+    found = inspect_config(host, path, fmt, request, matches, defaults)
     if isinstance(found, HostResult):
         return found
-    planned = plan_edit(host, found, fmt, entry, request)
+    planned = plan_edit(host, found, fmt, entry, request, defaults)
     if isinstance(planned, HostResult):
         return planned
     shown = display_path(path)
@@ -696,11 +712,12 @@ def edit_stdio_host(
     request: SetupRequest,
     *,
     notes: tuple[str, ...] = (),
+    defaults: Mapping[str, Any] | None = None,
 ) -> HostResult:
     """The whole setup of a host that keeps a servers file of its own (Gemini CLI, Codex
     CLI, Cursor): skipped when its folder ``root`` does not exist, else driftguard's stdio
-    entry (``<command> serve`` with the host hint, :func:`stdio_entry`) edited into
-    ``path`` by :func:`edit_servers_file`."""
+    entry (``<command> serve`` with the host hint, :func:`stdio_entry`, plus the host's
+    ``defaults``) edited into ``path`` by :func:`edit_servers_file`."""
     if not root.is_dir():
         return not_installed(host, root)
     entry = stdio_entry(host, request.command)
@@ -710,8 +727,9 @@ def edit_stdio_host(
         fmt,
         request,
         entry,
-        matches=lambda existing: stdio_matches(existing, entry),
+        matches=lambda existing: stdio_matches(existing, entry, defaults),
         notes=notes,
+        defaults=defaults,
     )
 
 
@@ -721,6 +739,7 @@ def plan_edit(
     fmt: ServersFormat,
     entry: Mapping[str, Any],
     request: SetupRequest,
+    defaults: Mapping[str, Any] | None = None,
 ) -> Plan | HostResult:
     """The new text for ``found.decision`` (``add``, ``update`` or ``remove``), checked to
     read back as the old content with only driftguard's entry changed; a ``failed``
@@ -733,7 +752,7 @@ def plan_edit(
         )
 
     try:
-        plan = _plan(found, fmt, entry)
+        plan = _plan(found, fmt, entry, defaults or {})
     except ConfigSyntaxError as exc:
         return failed(f"cannot edit {shown}: {exc}; nothing changed")
     if plan.text is not None:

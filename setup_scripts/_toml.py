@@ -4,10 +4,10 @@ mcp-and-hosts.md §3.3).
 
 Codex prints ``Error loading config.toml: …`` and exits on a file it cannot load, and a
 table with an unknown key or with neither ``command`` nor ``url`` is such a file (§3.3).
-So the table written here has only known keys (``command``, ``args``, ``env``: the stdio
-fields of ``RawMcpServerConfig``), and every result is re-read with :mod:`tomllib` (the
-standard library's strict TOML 1.0 reader) and compared with the expected content before
-anyone writes it.
+So the table written here has only known keys of ``RawMcpServerConfig`` (the stdio keys
+``command``, ``args``, ``env``, and ``required``: :mod:`~driftguard.setup_scripts.codex_cli`),
+and every result is re-read with :mod:`tomllib` (the standard library's strict TOML 1.0
+reader) and compared with the expected content before anyone writes it.
 
 How the text is edited. ``tomlkit`` reads and writes TOML without losing comments, but
 where it puts a new table (after the last ``[mcp_servers.*]`` table, with no blank line

@@ -179,16 +179,21 @@ def gemini_policy(folder: Path, tools: Sequence[str]) -> Path:
     return path
 
 
-def register_codex(home: Path, command: str, env: Mapping[str, str], model_url: str) -> Path:
-    """Write ``~/.codex/config.toml``: the fake provider and driftguard with its tools
-    approved (``codex exec`` never asks; real-clis.md §3)."""
+def register_codex(home: Path, command: str, model_url: str) -> Path:
+    """Point Codex at the fake model (``~/.codex/config.toml``, real-clis.md §3), then
+    register driftguard with the product itself: ``<command> setup --host codex_cli``
+    appends its ``[mcp_servers.driftguard]`` table, so the e2e tests run Codex with
+    exactly what a user gets (``required = true``: Codex waits for the server before the
+    first model request, setup_scripts/codex_cli.py), untouched afterwards. The server
+    Codex starts gets no ``DRIFTGUARD_HOME`` (Codex passes it an allow-list of variables
+    and the table's ``env``), so it keeps its state in the private HOME's ``.driftcli``,
+    where tests/conftest.py points ``DRIFTGUARD_HOME`` too."""
     folder = home / ".codex"
     folder.mkdir(parents=True, exist_ok=True)
 
     def toml(value: str) -> str:
         return json.dumps(value)  # a JSON string is a valid TOML basic string
 
-    env_lines = "".join(f"{key} = {toml(value)}\n" for key, value in env.items())
     text = (
         'model = "gpt-5-codex"\n'
         'model_provider = "fake"\n'
@@ -198,15 +203,15 @@ def register_codex(home: Path, command: str, env: Mapping[str, str], model_url: 
         'name = "Fake model"\n'
         f"base_url = {toml(model_url + '/v1')}\n"
         'env_key = "FAKE_API_KEY"\n'
-        'wire_api = "responses"\n\n'
-        f"[mcp_servers.{SERVER_NAME}]\n"
-        f"command = {toml(command)}\n"
-        'args = ["serve"]\n'
-        'default_tools_approval_mode = "approve"\n\n'
-        f"[mcp_servers.{SERVER_NAME}.env]\n{env_lines}"
+        'wire_api = "responses"\n'
     )
     path = folder / "config.toml"
     path.write_text(text, encoding="utf-8")
+    state = os.environ.get("DRIFTGUARD_HOME", str(home / ".driftcli"))
+    env = {**base_env(), "HOME": str(home), "DRIFTGUARD_HOME": state}
+    setup = run_cli([command, "setup", "--host", "codex_cli"], cwd=home, env=env)
+    assert setup.returncode == 0, setup.describe()
+    assert "codex_cli: added (~/.codex/config.toml)" in setup.stdout, setup.describe()
     return path
 
 

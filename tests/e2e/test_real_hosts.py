@@ -351,7 +351,7 @@ def test_codex_session_calls_get_drift_about_its_own_rollout_file(
     real_cli: RealCli, fake_model: FakeModel, isolated_home: Path, host_project: Path
 ) -> None:
     codex = real_cli("codex")
-    register_codex(isolated_home, driftguard_command(), _driftguard_env(), fake_model.url)
+    register_codex(isolated_home, driftguard_command(), fake_model.url)
     fake_model.set_plan(
         [
             say("The build uses setuptools.", input_tokens=FIRST_TURN_TOKENS),
@@ -359,7 +359,9 @@ def test_codex_session_calls_get_drift_about_its_own_rollout_file(
         ]
     )
     env = host_env(isolated_home, fake_model.url)
-    base: list[str | Path] = [codex, "exec", "--json", "--skip-git-repo-check"]
+    # --strict-config: Codex refuses a config key it does not know, so the runs also
+    # check that setup wrote only keys the pinned Codex accepts.
+    base: list[str | Path] = [codex, "exec", "--json", "--strict-config", "--skip-git-repo-check"]
 
     first = run_cli([*base, "Which build backend do we use?"], cwd=host_project, env=env)
     assert first.returncode == 0, first.describe()
@@ -370,6 +372,16 @@ def test_codex_session_calls_get_drift_about_its_own_rollout_file(
     )
     assert second.returncode == 0, second.describe()
 
+    # setup's `required = true` makes Codex wait for driftguard: every model request of
+    # both runs, the first of each included, declared its tools.
+    requests = [
+        parse_request("openai", entry.path, entry.body)
+        for entry in fake_model.model_requests("openai")
+    ]
+    assert all(request.find_tool("get_drift") for request in requests), [
+        request.tool_names for request in requests
+    ]
+    assert len(requests) >= 3
     rollouts = list(
         (isolated_home / ".codex" / "sessions").glob(f"*/*/*/rollout-*-{thread_id}.jsonl")
     )

@@ -61,6 +61,8 @@ def _expected_entry(host: str) -> dict[str, Any]:
     entry: dict[str, Any] = {"command": _command(), "args": ["serve"], "env": {HOST_ENV: host}}
     if host == "claude_code":
         entry = {"type": "stdio", **entry}
+    if host == "codex_cli":
+        entry["required"] = True  # Codex waits for a required server (codex_cli.DEFAULTS)
     return entry
 
 
@@ -341,6 +343,99 @@ def test_a_codex_table_is_updated_in_place_of_the_old_one(isolated_home: Path) -
     assert config["mcp_servers"] == {"driftguard": entry}
     assert config["profiles"] == {"a": {"model": "m"}}
     assert "# profiles\n[profiles.a]" in path.read_text(encoding="utf-8")
+
+
+def _write_codex(home: Path, table: str) -> Path:
+    (home / ".codex").mkdir(exist_ok=True)
+    path = home / ".codex" / "config.toml"
+    path.write_text(f'model = "m"\n\n[mcp_servers.driftguard]\n{table}', encoding="utf-8")
+    return path
+
+
+def test_codex_is_told_to_wait_for_driftguard_and_the_report_says_what_that_means(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (isolated_home / ".codex").mkdir()
+    assert _setup("--host", "codex_cli") == 0
+    assert _servers(isolated_home, "codex_cli")["driftguard"]["required"] is True
+    out = capsys.readouterr().out
+    assert "+required = true\n" in out
+    assert (
+        "note: Codex waits for driftguard before a session's first request (required = true) "
+        "and does not start a session when driftguard cannot start; set required = false"
+    ) in out
+    # Uninstall has no such note.
+    assert _setup("--host", "codex_cli", "--uninstall") == 0
+    assert "note: Codex waits" not in capsys.readouterr().out
+
+
+def test_a_codex_table_without_required_differs_and_update_adds_it(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # What driftguard setup wrote before it knew that Codex leaves out a server that is
+    # not required and not ready after 1 s.
+    command = _command()
+    path = _write_codex(
+        isolated_home,
+        f'command = "{command}"\nargs = ["serve"]\nenv = {{DRIFTGUARD_HOST = "codex_cli"}}\n',
+    )
+    original = path.read_bytes()
+
+    assert _setup("--host", "codex_cli") == 1
+    assert path.read_bytes() == original
+    assert _host_lines(capsys.readouterr().out)["codex_cli"] == (
+        "skipped (~/.codex/config.toml already has a different driftguard entry "
+        f"({command} serve, without required); --update replaces it)"
+    )
+
+    assert _setup("--host", "codex_cli", "--update") == 0
+    assert path.read_text(encoding="utf-8") == original.decode("utf-8") + "required = true\n"
+    assert _setup("--host", "codex_cli") == 0
+    assert _host_lines(capsys.readouterr().out)["codex_cli"] == (
+        "already present (~/.codex/config.toml)"
+    )
+
+
+@pytest.mark.parametrize("command", ["current", "/home/dev/old-venv/bin/driftguard"])
+def test_the_users_own_required_false_is_kept_by_setup_and_by_update(
+    command: str, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = _command() if command == "current" else command
+    path = _write_codex(
+        isolated_home,
+        f'command = "{command}"\nargs = ["serve"]\n'
+        "required = false  # start Codex even when driftguard cannot start\n\n"
+        '[mcp_servers.driftguard.env]\nDRIFTGUARD_HOST = "codex_cli"\n',
+    )
+    original = path.read_bytes()
+
+    assert _setup("--host", "codex_cli", "--update") == 0
+
+    entry = _servers(isolated_home, "codex_cli")["driftguard"]
+    assert entry == {**_expected_entry("codex_cli"), "required": False}
+    text = path.read_text(encoding="utf-8")
+    assert "required = false  # start Codex even when driftguard cannot start\n" in text
+    line = _host_lines(capsys.readouterr().out)["codex_cli"]
+    if command == _command():
+        assert path.read_bytes() == original  # already as wanted: not even rewritten
+        assert line == "already present (~/.codex/config.toml)"
+    else:
+        assert line == "updated (~/.codex/config.toml)"  # only the command changed
+
+
+def test_a_required_that_codex_could_not_load_is_replaced_by_update(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write_codex(
+        isolated_home,
+        f'command = "{_command()}"\nargs = ["serve"]\nrequired = "yes"\n'
+        'env = {DRIFTGUARD_HOST = "codex_cli"}\n',
+    )
+    assert _setup("--host", "codex_cli") == 1
+    assert "without required" in capsys.readouterr().out
+    assert _setup("--host", "codex_cli", "--update") == 0
+    assert _servers(isolated_home, "codex_cli")["driftguard"] == _expected_entry("codex_cli")
+    assert 'required = "yes"' not in path.read_text(encoding="utf-8")
 
 
 def test_every_edit_backs_up_the_file_with_its_permission_bits(

@@ -220,16 +220,21 @@ OWN_KEYS = ("command", "args", "env")
 UPDATE = SetupRequest(command=ENTRY["command"], update=True)
 
 
-def _updated(fmt: ServersFormat, text: str, suffix: str) -> str:
-    """Run ``--update`` on a file holding ``text``; the text written."""
+def _updated(
+    fmt: ServersFormat, text: str, suffix: str, defaults: dict[str, Any] | None = None
+) -> str:
+    """Run ``--update`` on a file holding ``text`` (with the host ``defaults``, as Codex's
+    ``required``); the text written."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"config{suffix}"
         path.write_bytes(text.encode("utf-8"))
 
         def matches(existing: Any) -> bool:
-            return stdio_matches(existing, ENTRY)
+            return stdio_matches(existing, ENTRY, defaults)
 
-        result = edit_servers_file("gemini_cli", path, fmt, UPDATE, ENTRY, matches=matches)
+        result = edit_servers_file(
+            "gemini_cli", path, fmt, UPDATE, ENTRY, matches=matches, defaults=defaults
+        )
         assert result.status == "updated", result
         return path.read_bytes().decode("utf-8")
 
@@ -327,3 +332,31 @@ def test_toml_update_keeps_every_key_and_comment_the_user_added(
     assert tomllib.loads(updated) == expected
     assert updated.count("# a comment") == text.count("# a comment")
     assert "# mine" in updated
+
+
+@SETTINGS
+@given(
+    document=toml_documents(),
+    extra=st.dictionaries(toml_user_keys, toml_values, max_size=2),
+    required=st.none() | toml_scalars,
+)
+def test_toml_update_keeps_the_users_value_of_a_default_key_and_adds_it_when_missing(
+    document: tuple[dict[str, Any], str], extra: dict[str, Any], required: Any
+) -> None:
+    # Codex's `required` (setup_scripts/codex_cli.py DEFAULTS): the user's boolean stays,
+    # an absent key or a value of another type becomes the default.
+    _, text = document
+    users: dict[str, Any] = {"command": "/old/venv/bin/driftguard", "args": ["serve"], **extra}
+    if required is not None:
+        users["required"] = required
+    block = tomlkit.dumps({"mcp_servers": {"driftguard": users}})
+    text = text + ("\n" if text and not text.endswith("\n") else "") + block
+
+    updated = _updated(TomlServers(), text, ".toml", defaults={"required": True})
+
+    expected = tomllib.loads(text)
+    merged = _merged(users)
+    merged["required"] = required if isinstance(required, bool) else True
+    expected["mcp_servers"]["driftguard"] = merged
+    assert tomllib.loads(updated) == expected
+    assert updated.count("# a comment") == text.count("# a comment")
