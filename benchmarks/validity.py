@@ -21,7 +21,8 @@ context window as ``driftguard score --context-window`` would. It prints per set
 - within-task AUC where a task has several runs: only (failed, successful) pairs from the
   same task count, and its bootstrap resamples tasks;
 - false alarms (successful runs with a score ≥ 61, Drifting or above) and hits (failed
-  runs ≥ 61), the same at 30 (Warming), and the state counts.
+  runs ≥ 61), the same at 30 (Warming) and for the handoff suggestion, and the state
+  counts.
 
 It is a benchmark, not a unit test: it skips with a reason (exit 0) where the validation
 folder is absent. ``benchmarks/VALIDITY.md`` says how its output chose the default scoring;
@@ -94,6 +95,8 @@ class Scored:
     state: str
     score_goal: int
     state_goal: str
+    handoff: bool = False
+    handoff_goal: bool = False
     signals: dict[str, float] = field(default_factory=dict)
 
 
@@ -187,6 +190,8 @@ def score_runs(runs: Sequence[Run], *, preset: str | None, home: Path) -> list[S
                 state=plain.state,
                 score_goal=with_goal.score,
                 state_goal=with_goal.state,
+                handoff=plain.handoff_suggested,
+                handoff_goal=with_goal.handoff_suggested,
                 signals=signals,
             )
         )
@@ -302,6 +307,8 @@ class SetResult:
     medians: Mapping[str, tuple[float, float]]
     thresholds: Mapping[int, tuple[int, int, int, int]]
     thresholds_goal: Mapping[int, tuple[int, int, int, int]]
+    handoffs: tuple[int, int, int, int]
+    handoffs_goal: tuple[int, int, int, int]
     states: Mapping[str, tuple[int, int]]
     score_median: float
     score_max: int
@@ -333,6 +340,11 @@ def evaluate(scored: Sequence[Scored], name: str, resamples: int) -> SetResult:
             for cut in (DRIFTING, WARMING)
         }
 
+    def handoffs(pick: Callable[[Scored], bool]) -> tuple[int, int, int, int]:
+        ok = [pick(s) for s in scored if not s.run.failed]
+        bad = [pick(s) for s in scored if s.run.failed]
+        return sum(ok), len(ok), sum(bad), len(bad)
+
     states: dict[str, tuple[int, int]] = {}
     for state in ("fresh", "warming", "drifting", "polluted"):
         states[state] = (
@@ -350,6 +362,8 @@ def evaluate(scored: Sequence[Scored], name: str, resamples: int) -> SetResult:
         medians=medians,
         thresholds=rates(lambda s: s.score),
         thresholds_goal=rates(lambda s: s.score_goal),
+        handoffs=handoffs(lambda s: s.handoff),
+        handoffs_goal=handoffs(lambda s: s.handoff_goal),
         states=states,
         score_median=statistics.median(scores),
         score_max=max(scores),
@@ -398,6 +412,12 @@ def render(result: SetResult) -> str:
             f"| score ≥ {cut} | {_pct(fa, ok)} | {_pct(hit, bad)} "
             f"| {100 * gfa / ok if ok else 0:.1f}% / {100 * ghit / bad if bad else 0:.1f}% |"
         )
+    fa, ok, hit, bad = result.handoffs
+    gfa, _, ghit, _ = result.handoffs_goal
+    lines.append(
+        f"| handoff suggested | {_pct(fa, ok)} | {_pct(hit, bad)} "
+        f"| {100 * gfa / ok if ok else 0:.1f}% / {100 * ghit / bad if bad else 0:.1f}% |"
+    )
     lines += [
         "",
         "States (successful / failed): "
@@ -446,6 +466,8 @@ def _jsonable(result: SetResult) -> dict[str, Any]:
         "within_task_auc": {k: est(v) for k, v in result.within.items()},
         "thresholds": {str(k): list(v) for k, v in result.thresholds.items()},
         "thresholds_with_goal": {str(k): list(v) for k, v in result.thresholds_goal.items()},
+        "handoff_suggested": list(result.handoffs),
+        "handoff_suggested_with_goal": list(result.handoffs_goal),
         "states": {k: list(v) for k, v in result.states.items()},
     }
 

@@ -199,12 +199,13 @@ def _claude(window: int, settings: Mapping[str, HostSetting]) -> UsableWindow:
     pct_setting = settings.get("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE")
     pct = _js_float(pct_setting.value) if pct_setting is not None else None
     if pct_setting is not None and pct is not None and 0 < pct <= 100:
-        lowered = min(math.floor(effective * pct / 100), threshold)
+        by_pct = math.floor(effective * pct / 100)
         rule = (
-            f"Claude Code auto-compacts at {pct:g}% of {effective:,} "
-            f"({compact_window:,} − {reserve:,} reserved for output) = {lowered:,}"
+            f"Claude Code auto-compacts at min({pct:g}% of {effective:,}, "
+            f"{effective:,} − {CLAUDE_COMPACT_BUFFER:,}) = {min(by_pct, threshold):,} "
+            f"({compact_window:,} − {reserve:,} reserved for output = {effective:,})"
         )
-        threshold = lowered
+        threshold = min(by_pct, threshold)
         overrides.append(_named("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", pct_setting))
     return UsableWindow(max(1, threshold), rule, tuple(overrides))
 

@@ -204,7 +204,7 @@ def render_trend_text(trend: Trend) -> str:
     """
     aside = (
         f"{trend.set_aside} earlier snapshot{'s' * (trend.set_aside != 1)} made with another "
-        "scoring or preset are not part of this trend."
+        f"scoring or preset {'is' if trend.set_aside == 1 else 'are'} not part of this trend."
         if trend.set_aside
         else ""
     )

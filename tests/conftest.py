@@ -25,6 +25,12 @@ _ENV_TO_CLEAR = (
     "DRIFTGUARD_HOME",
     "XDG_CONFIG_HOME",
     "XDG_CACHE_HOME",
+    # what moves a host's compaction point (driftguard.compaction)
+    "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
+    "CLAUDE_CODE_AUTO_COMPACT_WINDOW",
+    "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
+    "DISABLE_COMPACT",
+    "DISABLE_AUTO_COMPACT",
 )
 
 
@@ -39,6 +45,9 @@ def isolated_home(
     for name in _ENV_TO_CLEAR:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("DRIFTGUARD_HOME", str(home / ".driftcli"))
+    # the machine's own Gemini CLI system settings never count in a test
+    monkeypatch.setenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH", str(home / "no-system-settings.json"))
+    monkeypatch.setenv("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", str(home / "no-system-defaults.json"))
     return home
 
 

@@ -231,3 +231,86 @@ def test_an_empty_file_says_it_is_empty(tmp_path: Path, capsys: pytest.CaptureFi
     assert "pass --cli" in err
     assert main(["score", "--cli", "claude_code", str(empty)]) == 0
     assert capsys.readouterr().out.startswith("Not enough messages to score yet.")
+
+
+# --- the context window and where the host compacts (issue #8) ----------------------------
+
+
+def _report(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    assert main(["score", "--json", *args]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert isinstance(payload, dict)
+    return payload
+
+
+def test_context_window_flag_sets_the_nominal_window_and_the_usable_one_follows_the_host(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = write_claude_session(tmp_path / "s.jsonl", [f"reply {i} here" for i in range(4)])
+    session_json = _report(["--context-window", "128,000", str(session)], capsys)["session"]
+    assert isinstance(session_json, dict)
+    assert session_json["context_window"] == 128_000
+    assert session_json["context_window_source"] == "flag"
+    assert session_json["usable_window"] == 95_000  # 128,000 − 20,000 − 13,000
+    assert session_json["tokens_until_compaction"] == 95_000 - 4_010
+
+
+def test_the_flag_beats_the_projects_context_window_which_beats_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = write_claude_session(tmp_path / "s.jsonl", ["one reply", "two replies"])
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / ".driftcli").write_text('{"contextWindow": 64000}', encoding="utf-8")
+    by_config = _report(["--project", str(project), str(session)], capsys)["session"]
+    assert isinstance(by_config, dict)
+    assert (by_config["context_window"], by_config["context_window_source"]) == (64_000, "config")
+    by_flag = _report(
+        ["--project", str(project), "--context-window", "32000", str(session)], capsys
+    )["session"]
+    assert isinstance(by_flag, dict)
+    assert (by_flag["context_window"], by_flag["context_window_source"]) == (32_000, "flag")
+    by_file = _report([str(session)], capsys)["session"]
+    assert isinstance(by_file, dict)
+    assert (by_file["context_window"], by_file["context_window_source"]) == (200_000, "file")
+
+
+def test_the_report_names_the_compaction_override_the_environment_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "50")
+    session = write_claude_session(tmp_path / "s.jsonl", ["one reply", "two replies"])
+    session_json = _report([str(session)], capsys)["session"]
+    assert isinstance(session_json, dict)
+    assert session_json["usable_window"] == 90_000
+    assert session_json["usable_window_overrides"] == [
+        "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=50 (environment)"
+    ]
+    assert "min(50% of 180,000" in str(session_json["usable_window_rule"])
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "lots", "100000001"])
+def test_a_context_window_that_is_not_a_token_count_is_a_usage_error(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = write_claude_session(tmp_path / "s.jsonl", ["one reply", "two replies"])
+    with pytest.raises(SystemExit) as caught:
+        main(["score", "--context-window", value, str(session)])
+    assert caught.value.code == 2
+    assert "--context-window" in capsys.readouterr().err
+
+
+def test_preset_seed_scores_with_the_seed_design_and_records_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = write_claude_session(tmp_path / "s.jsonl", ["same words again here"] * 6)
+    report = _report(["--preset", "seed", str(session)], capsys)
+    assert (report["scoring"], report["preset"]) == ("seed", "seed")
+    assert report["weights"] == {
+        "context_saturation": 0.37 / 0.92,
+        "repetition": 0.37 / 0.92,
+        "length_collapse": 0.15 / 0.92,
+        "goal_distance": 0.0,
+        "uncertainty": 0.02 / 0.92,
+        "confidence_drift": 0.01 / 0.92,
+    }

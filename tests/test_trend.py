@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from driftguard.history import Snapshot
@@ -230,3 +232,38 @@ def test_the_text_shows_only_the_latest_sixty_cells_of_a_long_sparkline() -> Non
 def test_without_history_the_text_says_to_call_get_drift_first() -> None:
     assert render_trend_text(compute_trend([], 60)) == NO_HISTORY
     assert NO_HISTORY == "No history yet for this session: call get_drift first."
+
+
+# --- scales (issue #8) -------------------------------------------------------------------
+
+
+def test_snapshots_of_another_scoring_are_set_aside_not_drawn_into_the_trajectory() -> None:
+    seed = [replace(s, scoring="seed", preset=None) for s in snaps(10, 12, 14)]
+    calibrated = [replace(s, preset="coding") for s in snaps(45, 47)]
+    trend = compute_trend([*seed, *calibrated], 61, scoring="calibrated", preset="coding")
+    assert trend.scores == (45, 47)
+    assert trend.trajectory == "stable"  # not "climbing" from 10 to 47
+    assert trend.set_aside == 3
+    text = render_trend_text(trend)
+    assert (
+        "3 earlier snapshots made with another scoring or preset are not part of this trend."
+        in text
+    )
+
+
+def test_snapshots_of_another_preset_are_set_aside_too() -> None:
+    coding = [replace(s, preset="coding") for s in snaps(40, 42)]
+    experiment = [replace(s, preset="strict") for s in snaps(90)]
+    trend = compute_trend([*coding, *experiment], 61, scoring="calibrated", preset="coding")
+    assert trend.scores == (40, 42)
+    assert trend.set_aside == 1
+
+
+def test_a_history_holding_only_another_scoring_says_so_beside_no_history() -> None:
+    old = [replace(s, scoring="seed", preset=None) for s in snaps(10)]
+    trend = compute_trend(old, 61, scoring="calibrated", preset="coding")
+    assert trend.scores == ()
+    assert render_trend_text(trend) == (
+        NO_HISTORY + "\n1 earlier snapshot made with another scoring or preset is not part "
+        "of this trend."
+    )

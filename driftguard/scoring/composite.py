@@ -191,7 +191,7 @@ def power_mean(
         heaviest = max(w for w, _ in active)
         return max(w / heaviest * v for w, v in active)
     total = sum(w for w, _ in active)
-    mean = sum(w / total * v**power for w, v in active) ** (1 / power)
+    mean = math.pow(sum(w / total * math.pow(v, power) for w, v in active), 1 / power)
     return min(max(mean, min(v for _, v in active)), max(v for _, v in active))
 
 

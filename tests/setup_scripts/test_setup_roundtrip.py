@@ -25,7 +25,7 @@ import tomlkit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from driftguard.setup_scripts._base import SetupRequest, stdio_matches
+from driftguard.setup_scripts._base import OTHER_TRANSPORT_KEYS, SetupRequest, stdio_matches
 from driftguard.setup_scripts._jsonc import parse as parse_jsonc
 from driftguard.setup_scripts._safe_edit import (
     JsonServers,
@@ -217,6 +217,9 @@ def test_toml_install_then_uninstall_is_the_identity(document: tuple[dict[str, A
 # ------------------------------------------------------- --update keeps the user's keys
 
 OWN_KEYS = ("command", "args", "env")
+# A user's own keys: not driftguard's, and not a key that makes the entry another
+# transport's (such an entry is replaced as a whole: setup_scripts/_base.py).
+NOT_USER_KEYS = (*OWN_KEYS, *OTHER_TRANSPORT_KEYS, "type")
 UPDATE = SetupRequest(command=ENTRY["command"], update=True)
 
 
@@ -251,7 +254,7 @@ def _merged(users: dict[str, Any]) -> dict[str, Any]:
 def json_user_entries(draw: st.DrawFn) -> dict[str, Any]:
     """An older driftguard entry the user extended: another path, maybe other args, keys
     and variables of their own."""
-    extra = draw(st.dictionaries(json_keys.filter(lambda k: k not in OWN_KEYS), json_values))
+    extra = draw(st.dictionaries(json_keys.filter(lambda k: k not in NOT_USER_KEYS), json_values))
     entry: dict[str, Any] = {"command": "/old/venv/bin/driftguard", **extra}
     if draw(st.booleans()):
         entry["args"] = draw(st.lists(st.text(max_size=5), max_size=2))
@@ -288,7 +291,7 @@ def test_json_update_keeps_every_key_and_comment_the_user_added(
         assert updated.count(comment) == text.count(comment)
 
 
-toml_user_keys = toml_keys.filter(lambda k: k not in OWN_KEYS)
+toml_user_keys = toml_keys.filter(lambda k: k not in NOT_USER_KEYS)
 
 
 @SETTINGS

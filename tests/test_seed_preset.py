@@ -1,0 +1,73 @@
+"""The preset ``seed`` reproduces the engine before issue #8 exactly (design §5 as first
+written): on every corpus session and on the demo, the same score, state, unrounded
+composite and factors, weights, messages and handoff suggestion.
+
+The reference numbers were recorded by ``scripts/make_seed_reference.py`` with driftguard
+0.1.0 (main @ 03ab330) installed; they hold no text of the corpus.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CORPUS
+
+from driftguard.adapters import parse_session
+from driftguard.engine import drift
+from driftguard.errors import DriftguardError
+from driftguard.history import HistoryStore
+from driftguard.scoring import to_json_dict
+
+REFERENCE: dict[str, dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "fixtures" / "seed_reference.json").read_text(encoding="utf-8")
+)
+SESSION_NUMBERS = (
+    "context_tokens",
+    "context_window",
+    "tokens_estimated",
+    "compactions",
+    "skipped_lines",
+)
+
+
+def _path(name: str) -> Path:
+    if name == "<demo>":
+        return Path(str(resources.files("driftguard.demo").joinpath("demo-session.jsonl")))
+    path = CORPUS / name
+    if not path.exists():
+        pytest.skip(f"shared corpus not available: {path} is absent")
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE))
+def test_the_seed_preset_gives_the_numbers_the_engine_before_issue_8_gave(
+    name: str, tmp_path: Path
+) -> None:
+    expected = REFERENCE[name]
+    path = _path(name)
+    if "error" in expected:
+        with pytest.raises(DriftguardError) as caught:
+            parse_session(path)
+        assert type(caught.value).__name__ == expected["error"]
+        return
+    session = parse_session(path)
+    report = drift(session, project=None, store=HistoryStore(tmp_path / "h"), preset="seed").report
+    payload = to_json_dict(report)
+    assert payload["scoring"] == "seed"
+    assert report.composite == expected["composite"]
+    assert dict(report.factors) == expected["unrounded_factors"]
+    for key in ("score", "state", "factors", "weights", "messages", "handoff_suggested"):
+        assert payload[key] == expected[key], key
+    for key in SESSION_NUMBERS:
+        assert payload["session"][key] == expected["session"][key], key
+
+
+def test_the_reference_covers_the_demo_and_the_corpus_sessions() -> None:
+    assert "<demo>" in REFERENCE
+    assert sum(1 for name in REFERENCE if name.startswith("claude_code/")) >= 10
+    assert any(name.startswith("gemini/") for name in REFERENCE)
+    assert any(name.startswith("codex/") for name in REFERENCE)
