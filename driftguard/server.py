@@ -103,6 +103,18 @@ class SessionInfo(BaseModel):
     compactions: int = Field(description="Compactions in the session file.")
     skipped_lines: int = Field(description="Malformed or unknown lines skipped while reading.")
     resolved_by: Literal["path", "argument", "pointer", "env_session_id", "newest_in_project"]
+    context_window_source: Literal["file", "host", "config", "flag"] = Field(
+        description="Where context_window came from: the session file and model name, the "
+        "host's status line, a config file's contextWindow, or --context-window."
+    )
+    usable_window: int = Field(description="Tokens at which the host compacts the context.")
+    tokens_until_compaction: int = Field(
+        description="Tokens left before the host compacts the context."
+    )
+    usable_window_rule: str | None = Field(description="How usable_window was derived.")
+    usable_window_overrides: list[str] = Field(
+        description="Environment variables or settings that moved the compaction point."
+    )
     note: str | None = Field(
         default=None, description="Why this file, when resolved_by alone would mislead."
     )
@@ -111,14 +123,28 @@ class SessionInfo(BaseModel):
 class Factors(BaseModel):
     """Each factor in 0-100 points, rounded half up to one decimal."""
 
-    context_saturation: float = Field(description="How full the context window is, 0-100.")
-    repetition: float = Field(description="Word-trigram overlap of the last 10 replies, 0-100.")
+    context_saturation: float = Field(
+        description="How close the context is to compaction, or how much it has grown past "
+        "where models lose accuracy, 0-100."
+    )
+    repetition: float = Field(
+        description="Word-trigram overlap of the last 10 replies, or a loop of tool calls, 0-100."
+    )
     length_collapse: float = Field(description="How fast replies are getting shorter, 0-100.")
     goal_distance: float | None = Field(
         description="How far the last 5 replies are from the goal, 0-100; null without a goal."
     )
     uncertainty: float = Field(description="Self-corrections in the last 20 replies, 0-100.")
     confidence_drift: float = Field(description="Rise in hedging over the session, 0-100.")
+
+
+class ActionLoopInfo(BaseModel):
+    """The strongest loop of tool calls among the last 20."""
+
+    kind: Literal["same_result", "failing", "same_call", "alternating"]
+    count: int = Field(description="Steps in the loop.")
+    points: float = Field(description="Repetition points the loop alone gives, 0-100.")
+    description: str = Field(description="The loop in words, e.g. `npm test` failed 3 times.")
 
 
 class DriftResult(BaseModel):
@@ -134,6 +160,9 @@ class DriftResult(BaseModel):
     handoff_suggested: bool
     recommendation: str
     session: SessionInfo
+    scoring: Literal["seed", "calibrated"] = Field(description="The scoring that made the score.")
+    preset: str | None = Field(description="The preset whose weights were used.")
+    loop: ActionLoopInfo | None = Field(description="The strongest tool-call loop, if any.")
     goal: str | None = Field(description="The goal used for goal distance (given or remembered).")
     text: str = Field(
         description="The report as readable text: recommendation, factor bars, score, file."

@@ -118,6 +118,23 @@ async def test_get_drift_of_an_explicit_path_reports_the_design_fields(
     assert f"Session: claude_code · {session}" in text
 
 
+async def test_get_drift_structured_content_carries_what_score_json_adds_for_issue_8(
+    client: Client, project: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "50")
+    result = await client.call_tool("get_drift", {})
+    data = result.structured_content
+    assert data is not None
+    session = data["session"]
+    assert session["usable_window"] == 90_000
+    assert session["tokens_until_compaction"] == 90_000 - session["context_tokens"]
+    assert session["usable_window_overrides"] == [
+        "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=50 (environment)"
+    ]
+    assert session["context_window_source"] == "file"
+    assert (data["scoring"], data["preset"], data["loop"]) == ("calibrated", "coding", None)
+
+
 async def test_get_drift_finds_the_newest_session_of_the_project(
     client: Client, project: Path, isolated_home: Path
 ) -> None:
