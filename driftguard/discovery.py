@@ -88,6 +88,7 @@ from driftguard.errors import SessionFormatError, SessionNotFoundError, UnknownN
 from driftguard.model import CLI_NAMES, CliName
 
 __all__ = [
+    "SESSION_FOLDER_SOURCES",
     "claude_project_dir_name",
     "claude_roots",
     "codex_root",
@@ -96,6 +97,7 @@ __all__ = [
     "gemini_project_hash",
     "gemini_root",
     "newest_session",
+    "session_folders",
     "session_search_places",
 ]
 
@@ -235,6 +237,41 @@ def codex_root() -> Path:
     """Codex CLI's folder: ``$CODEX_HOME`` when set, else ``~/.codex`` (formats.md §C.1)."""
     override = _env("CODEX_HOME")
     return Path(override).expanduser() if override else Path.home() / ".codex"
+
+
+def _claude_session_folders() -> list[Path]:
+    return [root / "projects" for root in claude_roots()]
+
+
+def _gemini_session_folders() -> list[Path]:
+    return [gemini_root() / "tmp"]
+
+
+def _codex_session_folders() -> list[Path]:
+    root = codex_root()
+    return [root / "sessions", root / "archived_sessions"]
+
+
+SESSION_FOLDER_SOURCES: dict[str, Callable[[], list[Path]]] = {
+    "claude_code": _claude_session_folders,
+    "gemini_cli": _gemini_session_folders,
+    "codex_cli": _codex_session_folders,
+}
+"""Each session source's folders that hold its session files and nothing else of the
+user's, by source name, read from the environment at call time: Claude Code
+``<root>/projects`` for every root of :func:`claude_roots`; Gemini CLI
+``<gemini root>/tmp``; Codex CLI ``<codex root>/sessions`` and ``archived_sessions``
+(formats.md §A.1, §B.1, §C.1, with each CLI's home override). A later source (Cursor, say)
+adds its own entry here, and every caller of :func:`session_folders` then allows it."""
+
+
+def session_folders() -> list[Path]:
+    """The folders of every session source (:data:`SESSION_FOLDER_SOURCES`), in order,
+    without duplicates. Over MCP a ``session`` argument may name files under these only
+    (or under the config's ``sessionFolders``; issue #9 item 2). Creates nothing."""
+    return _unique_paths(
+        folder for source in SESSION_FOLDER_SOURCES.values() for folder in source()
+    )
 
 
 # --------------------------------------------------------------------------------------

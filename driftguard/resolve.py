@@ -4,7 +4,14 @@ In order:
 
 1. ``argument`` — an explicit ``session`` argument: a path to a session file, or a
    session id (a Claude/Codex UUID, a Gemini session id or its 8-character prefix, or a
-   session file's name), looked up in every CLI's session folders;
+   session file's name), looked up in every CLI's session folders. Over MCP
+   (``folders`` given) a path must lie under those folders — the hosts' own
+   (:func:`driftguard.discovery.session_folders`) or the config's ``sessionFolders`` —
+   once symlinks are resolved, and an id finds only files there; anything else is refused
+   with :class:`~driftguard.errors.RefusedPathError` before the file is even looked at
+   (issue #9 item 2: the model names the file, and a transcript-shaped file anywhere else
+   would be read back to it). The command line passes no ``folders``: a path the user
+   types is read wherever it is;
 2. ``pointer`` — the pointer file a ``SessionStart`` hook wrote for this project in
    ``~/.driftcli/pointers/`` (the only signal that follows Claude Code's ``/clear``);
 3. ``env_session_id`` — ``CLAUDE_CODE_SESSION_ID`` with ``CLAUDE_PROJECT_DIR``, which
@@ -24,13 +31,13 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from driftguard import discovery, paths
 from driftguard.adapters._common import load_record
-from driftguard.errors import SessionNotFoundError
+from driftguard.errors import RefusedPathError, SessionNotFoundError
 from driftguard.model import CLI_NAMES, CliName
 from driftguard.scoring import ResolvedBy
 
@@ -38,6 +45,7 @@ __all__ = [
     "HOST_CLIENT_NAMES",
     "ResolvedSession",
     "cli_for_host",
+    "is_under",
     "pointer_path",
     "project_dir",
     "read_pointer",
@@ -176,16 +184,41 @@ def _candidates_by_id(session_id: str) -> Iterable[tuple[Path, CliName]]:
                 yield path, "codex_cli"
 
 
-def _by_argument(session: str) -> ResolvedSession:
+def is_under(path: Path, folders: Iterable[Path]) -> bool:
+    """Whether ``path``, with every symlink resolved, lies strictly inside one of
+    ``folders`` (each resolved too). A folder itself is not inside itself."""
+    real = os.path.realpath(path)
+    for folder in folders:
+        root = os.path.realpath(folder)
+        if real != root and os.path.commonpath([real, root]) == root:
+            return True
+    return False
+
+
+def _refused(value: str, folders: Sequence[Path]) -> RefusedPathError:
+    places = ", ".join(str(folder) for folder in folders)
+    return RefusedPathError(
+        f"session {value!r} refused: over MCP, session is a session id or a session file "
+        f"under a session folder ({places}); add a folder to sessionFolders in "
+        "~/.driftclirc or the project's .driftcli to allow more"
+    )
+
+
+def _by_argument(session: str, folders: Sequence[Path] | None) -> ResolvedSession:
     value = session.strip()
-    if _looks_like_path(value) or Path(value).is_file():
+    named_path = _looks_like_path(value) or (folders is None and Path(value).is_file())
+    if named_path:
         path = Path(value).expanduser()
+        if folders is not None and not is_under(path.absolute(), folders):
+            raise _refused(value, folders)
         if path.is_dir():
             raise SessionNotFoundError(f"{path} is a folder, not a session file")
         if not path.is_file():
             raise SessionNotFoundError(f"session file {path} does not exist")
         return ResolvedSession(path, None, "argument")
     found = list(_candidates_by_id(value))
+    if folders is not None:
+        found = [(path, cli) for path, cli in found if is_under(path, folders)]
     if not found:
         raise SessionNotFoundError(
             f"no session file named after {value!r} under {', '.join(_id_places())}"
@@ -196,10 +229,7 @@ def _by_argument(session: str) -> ResolvedSession:
 
 
 def _id_places() -> list[str]:
-    places = [str(root / "projects") for root in discovery.claude_roots()]
-    places.append(str(discovery.gemini_root() / "tmp"))
-    places.append(str(discovery.codex_root()))
-    return places
+    return [str(folder) for folder in discovery.session_folders()]
 
 
 def _by_env_session_id(env: Mapping[str, str]) -> ResolvedSession | None:
@@ -224,6 +254,7 @@ def resolve_session(
     project: Path | None = None,
     env: Mapping[str, str] | None = None,
     only: CliName | None = None,
+    folders: Sequence[Path] | None = None,
 ) -> ResolvedSession:
     """Choose the session file for a tool call (module docstring gives the order).
 
@@ -233,13 +264,18 @@ def resolve_session(
         project: the project directory; default :func:`project_dir`.
         env: the environment to read; default ``os.environ``.
         only: look for this CLI's sessions only (``--cli``), whatever the host.
+        folders: over MCP, the only folders a ``session`` argument may name files in
+            (the session folders and ``sessionFolders``); ``None`` on the command line,
+            where any path is read.
 
     Raises:
         SessionNotFoundError: nothing matched; the message says where it looked.
+        RefusedPathError: with ``folders``, a ``session`` path outside all of them; the
+            message states the rule and nothing of the file.
     """
     environ = os.environ if env is None else env
     if session is not None and session.strip():
-        return _by_argument(session)
+        return _by_argument(session, folders)
     root = project if project is not None else project_dir(environ)
     pointed = read_pointer(root)
     if pointed is not None and only in (None, pointed[1]):

@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 
 from driftguard import __version__, engine
 from driftguard.config import load_config
+from driftguard.discovery import session_folders
 from driftguard.errors import DriftguardError
 from driftguard.handoff import Handoff
 from driftguard.handoff_files import SavedHandoff, handoff_files, save_handoff
@@ -75,8 +76,9 @@ each call writes a new checkpoint (not idempotent). Every other tool is read-onl
 SessionArg = Annotated[
     str | None,
     Field(
-        description="Session file path or session id. Omit it: the current session is found "
-        "automatically."
+        description="Session id, or the path of a session file in the CLIs' own session "
+        "folders (or a folder listed in the config's sessionFolders). Omit it: the current "
+        "session is found automatically."
     ),
 ]
 
@@ -216,13 +218,26 @@ class _Loaded:
     project: Path
 
 
+def _readable_folders() -> list[Path]:
+    """The folders a ``session`` argument may name files in: every session source's
+    (:func:`driftguard.discovery.session_folders`), then the ``sessionFolders`` of the
+    global config and of the server's project (issue #9 item 2).
+
+    Raises:
+        ConfigError: a config file cannot be used.
+    """
+    return [*session_folders(), *load_config(project_dir()).session_folders]
+
+
 def _load(ctx: Context[ServerState, Any], session: str | None) -> _Loaded:
-    """Resolve and parse the session a call is about.
+    """Resolve and parse the session a call is about. A ``session`` argument is a session
+    id or a file under :func:`_readable_folders` (else a tool error stating the rule).
 
     The project (config, handoff files) is the server's project, except for a session
     named by the caller: then it is that session's own directory when it still exists.
     """
-    resolved = resolve_session(session, client_name=_client_name(ctx))
+    folders = _readable_folders() if session is not None and session.strip() else None
+    resolved = resolve_session(session, client_name=_client_name(ctx), folders=folders)
     parsed = _state(ctx).cache.get(resolved.path, resolved.cli)
     project = project_dir()
     if resolved.resolved_by == "argument" and parsed.cwd and Path(parsed.cwd).is_dir():
