@@ -310,28 +310,44 @@ def _trend(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _write_projects(args: argparse.Namespace) -> list[Path]:
+    """The projects ``handoff --write`` may save in: ``--project``, else the ones the
+    command was started for (:func:`driftguard.resolve.start_projects`); never a folder
+    the session file names (issue #9 item 1)."""
+    from driftguard.resolve import start_projects
+
+    return [Path(args.project)] if args.project is not None else start_projects()
+
+
 def _handoff(args: argparse.Namespace) -> int:
     from driftguard import engine
-    from driftguard.handoff_files import handoff_files, save_handoff
+    from driftguard.handoff_files import handoff_files, handoff_target, save_handoff
     from driftguard.history import HistoryStore
     from driftguard.scoring import to_json_dict
 
     with _session_for(args) as (session, resolved_by):
         project = _config_project(args, session)
-        target = handoff_files(project).handoff if args.write else None
+        target = None
+        if args.write:
+            chosen = handoff_target(
+                session, _write_projects(args), found_for_project=args.path is None
+            )
+            target = chosen.project
+            if chosen.reason:
+                print(f"driftguard: warning: {chosen.reason}", file=sys.stderr)
         handoff, report = engine.handoff(
             session,
             project=project,
             store=HistoryStore(),
             resolved_by=resolved_by,
-            saved_to=str(target) if target is not None else None,
+            saved_to=str(handoff_files(target).handoff) if target is not None else None,
         )
     saved = None
-    if args.write:
+    if target is not None:
         try:
-            saved = save_handoff(project, handoff, report)
+            saved = save_handoff(target, handoff, report)
         except OSError as exc:
-            raise DriftguardError(f"cannot write the handoff in {project}: {exc}") from exc
+            raise DriftguardError(f"cannot write the handoff in {target}: {exc}") from exc
     if args.json:
         result: dict[str, Any] = {**asdict(handoff), "report": to_json_dict(report)}
         if saved is not None:
@@ -345,7 +361,7 @@ def _handoff(args: argparse.Namespace) -> int:
     if saved is not None:
         print(f"Saved the handoff draft to {saved.handoff} (checkpoint: {saved.checkpoint}).")
         print(
-            f"The next Claude Code session started in {project} begins with it (hooks from "
+            f"The next Claude Code session started in {target} begins with it (hooks from "
             "`driftguard setup --hooks`). Complete the draft first, or give the model these "
             "instructions:"
         )

@@ -96,7 +96,9 @@ __all__ = [
     "find_sessions",
     "gemini_project_hash",
     "gemini_root",
+    "in_project_session_folder",
     "newest_session",
+    "project_contains",
     "session_folders",
     "session_search_places",
 ]
@@ -737,6 +739,23 @@ def _check_cli(cli: str) -> CliName:
         if cli == name:
             return name
     raise UnknownNameError(f"unknown CLI {cli!r}; choose one of: {', '.join(CLI_NAMES)}")
+
+
+def project_contains(project: Path, path: str) -> bool:
+    """Whether ``path`` (a working directory a session file recorded) is ``project`` or a
+    folder inside it, comparing both forms of each (module docstring)."""
+    return _Project.of(project).contains(path)
+
+
+def in_project_session_folder(project: Path, session_file: Path) -> bool:
+    """Whether ``session_file`` lies directly in one of ``project``'s own session folders:
+    its Claude Code folders, or the ``chats`` folder of one of its Gemini CLI project
+    folders (Codex CLI keeps no per-project folder). Symlinks are resolved on both sides.
+    Tells whose a session file is when it records no working directory."""
+    target = _Project.of(project)
+    folders = [*_claude_folders(target), *(f / "chats" for f in _gemini_project_folders(target))]
+    parent = os.path.realpath(session_file.parent)
+    return any(os.path.realpath(folder) == parent for folder in folders)
 
 
 def find_session(project: Path, cli: CliName) -> Path | None:

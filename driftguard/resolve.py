@@ -50,6 +50,7 @@ __all__ = [
     "project_dir",
     "read_pointer",
     "resolve_session",
+    "start_projects",
     "write_pointer",
 ]
 
@@ -86,6 +87,18 @@ def project_dir(env: Mapping[str, str] | None = None) -> Path:
     environ = os.environ if env is None else env
     root = environ.get("CLAUDE_PROJECT_DIR", "").strip()
     return Path(root) if root else Path.cwd()
+
+
+def start_projects(env: Mapping[str, str] | None = None) -> list[Path]:
+    """The projects a command or server was started for, most likely first:
+    ``$CLAUDE_PROJECT_DIR`` when set, then the working directory (once). Handoffs are
+    saved only in these (or the MCP client's roots; issue #9 item 1)."""
+    environ = os.environ if env is None else env
+    projects = [project_dir(environ)]
+    cwd = Path.cwd()
+    if os.path.abspath(cwd) != os.path.abspath(projects[0]):
+        projects.append(cwd)
+    return projects
 
 
 def cli_for_host(client_name: str | None, env: Mapping[str, str] | None = None) -> CliName | None:

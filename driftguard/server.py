@@ -19,12 +19,21 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import unquote, urlparse
+from urllib.request import url2pathname
 
 from mcp import MCPError
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
+from mcp.server.mcpserver.resolve import ListRoots, Resolve
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    ListRootsResult,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import BaseModel, Field
 
 from driftguard import __version__, engine
@@ -32,11 +41,11 @@ from driftguard.config import load_config
 from driftguard.discovery import session_folders
 from driftguard.errors import DriftguardError
 from driftguard.handoff import Handoff
-from driftguard.handoff_files import SavedHandoff, handoff_files, save_handoff
+from driftguard.handoff_files import SavedHandoff, handoff_files, handoff_target, save_handoff
 from driftguard.history import HistoryStore
 from driftguard.incremental import SessionCache
 from driftguard.model import Session
-from driftguard.resolve import ResolvedSession, project_dir, resolve_session
+from driftguard.resolve import ResolvedSession, project_dir, resolve_session, start_projects
 from driftguard.scoring import DriftReport, render_text, to_json_dict
 from driftguard.scoring.report import render_session_line
 from driftguard.trend import Trend, render_trend_text
@@ -91,6 +100,12 @@ class ServerState:
     store: HistoryStore
 
 
+NOTES_DESCRIPTION = (
+    "What did not go as asked, in one line each: a handoff that was not saved (and why), "
+    "history or stored state that could not be read or written."
+)
+
+
 class SessionInfo(BaseModel):
     """Which session file was read, and how it was chosen."""
 
@@ -140,6 +155,7 @@ class DriftResult(BaseModel):
     text: str = Field(
         description="The report as readable text: recommendation, factor bars, score, file."
     )
+    notes: list[str] = Field(default_factory=list, description=NOTES_DESCRIPTION)
 
 
 class TrendResult(BaseModel):
@@ -158,6 +174,7 @@ class TrendResult(BaseModel):
     handoff_suggested: bool = Field(description="The latest score reached the warn threshold.")
     session: SessionInfo
     text: str = Field(description="The trend as readable text.")
+    notes: list[str] = Field(default_factory=list, description=NOTES_DESCRIPTION)
 
 
 class HandoffResult(BaseModel):
@@ -180,6 +197,7 @@ class HandoffResult(BaseModel):
     checkpoint: str | None = Field(
         default=None, description="save_handoff: the JSON checkpoint saved with it."
     )
+    notes: list[str] = Field(default_factory=list, description=NOTES_DESCRIPTION)
 
 
 def _session_info(report: DriftReport, note: str | None = None) -> SessionInfo:
@@ -245,6 +263,32 @@ def _load(ctx: Context[ServerState, Any], session: str | None) -> _Loaded:
     return _Loaded(parsed, resolved, project)
 
 
+def _client_roots(ctx: Context[ServerState, Any]) -> ListRoots | None:
+    """Ask the client for its roots (``roots/list``) when it declared that capability;
+    the SDK injects the answer into ``save_handoff``'s ``roots`` (mcp.server resolvers)."""
+    capabilities = ctx.client_capabilities
+    if capabilities is not None and capabilities.roots is not None:
+        return ListRoots()
+    return None
+
+
+def _root_paths(roots: ListRootsResult | None) -> list[Path]:
+    """The local folders among the client's roots (``file://`` URIs only)."""
+    if roots is None:
+        return []
+    folders: list[Path] = []
+    for root in roots.roots:
+        parsed = urlparse(str(root.uri))
+        if parsed.scheme == "file" and parsed.netloc in ("", "localhost"):
+            folders.append(Path(url2pathname(unquote(parsed.path))))
+    return folders
+
+
+def _with_notes(text: str, notes: list[str]) -> str:
+    """``text`` followed by one ``Note: …`` line per note."""
+    return "\n".join([text, *(f"Note: {note}." for note in notes)]) if notes else text
+
+
 def _result(text: str, model: BaseModel) -> CallToolResult:
     return CallToolResult(
         content=[TextContent(type="text", text=text)],
@@ -289,7 +333,11 @@ def _trend_result(trend: Trend, report: DriftReport, note: str | None) -> TrendR
 
 
 def _handoff_result(
-    handoff: Handoff, report: DriftReport, saved: SavedHandoff | None, note: str | None
+    handoff: Handoff,
+    report: DriftReport,
+    saved: SavedHandoff | None,
+    note: str | None,
+    notes: list[str],
 ) -> HandoffResult:
     return HandoffResult(
         prompt=handoff.prompt,
@@ -303,6 +351,7 @@ def _handoff_result(
         session=_session_info(report, note),
         saved_to=str(saved.handoff) if saved is not None else None,
         checkpoint=str(saved.checkpoint) if saved is not None else None,
+        notes=notes,
     )
 
 
@@ -357,28 +406,39 @@ def create_server() -> MCPServer[ServerState]:
         return _result(text, result)
 
     def _handoff(
-        ctx: Context[ServerState, Any], session: str | None, write: bool
+        ctx: Context[ServerState, Any],
+        session: str | None,
+        write: bool,
+        roots: ListRootsResult | None = None,
     ) -> CallToolResult:
+        notes: list[str] = []
         with _as_tool_error():
             loaded = _load(ctx, session)
-            project = loaded.project
-            target = handoff_files(project).handoff if write else None
+            target = None
+            if write:
+                chosen = handoff_target(
+                    loaded.session,
+                    [*start_projects(), *_root_paths(roots)],
+                    found_for_project=loaded.resolved.resolved_by != "argument",
+                )
+                target = chosen.project
+                if chosen.reason:
+                    notes.append(chosen.reason)
             handoff, report = engine.handoff(
                 loaded.session,
-                project=project,
+                project=loaded.project,
                 store=_state(ctx).store,
                 resolved_by=loaded.resolved.resolved_by,
-                saved_to=str(target) if target is not None else None,
+                saved_to=str(handoff_files(target).handoff) if target is not None else None,
             )
             saved = None
-            if write:
+            if target is not None:
                 try:
-                    saved = save_handoff(project, handoff, report)
+                    saved = save_handoff(target, handoff, report)
                 except OSError as exc:
-                    raise DriftguardError(f"cannot write the handoff in {project}: {exc}") from exc
-        return _result(
-            handoff.prompt, _handoff_result(handoff, report, saved, loaded.resolved.note)
-        )
+                    raise DriftguardError(f"cannot write the handoff in {target}: {exc}") from exc
+        result = _handoff_result(handoff, report, saved, loaded.resolved.note, notes)
+        return _result(_with_notes(handoff.prompt, notes), result)
 
     @server.tool(title="Session handoff", annotations=READ_ONLY)
     def get_handoff(
@@ -391,12 +451,15 @@ def create_server() -> MCPServer[ServerState]:
 
     @server.tool(name="save_handoff", title="Save a session handoff", annotations=SAVES_HANDOFF)
     def save_handoff_tool(
-        ctx: Context[ServerState, Any], session: SessionArg = None
+        ctx: Context[ServerState, Any],
+        session: SessionArg = None,
+        roots: Annotated[ListRootsResult | None, Resolve(_client_roots)] = None,
     ) -> Annotated[CallToolResult, HandoffResult]:
         """Like get_handoff, but first saves the pre-filled draft as .driftguard/handoff.md in
         the project (with a checkpoint), so that the next session started there begins with
-        it; then complete that file in place as the returned instructions say."""
-        return _handoff(ctx, session, write=True)
+        it; then complete that file in place as the returned instructions say. A session of
+        another folder than the project is not saved: its handoff comes back as text."""
+        return _handoff(ctx, session, write=True, roots=roots)
 
     @server.tool(title="Session drift trend", annotations=READ_ONLY)
     def get_trend(

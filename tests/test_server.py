@@ -355,22 +355,93 @@ async def test_the_handoff_prompt_takes_a_session(client: Client, isolated_home:
     assert str(session) in prompt.messages[0].content.text  # type: ignore[union-attr]
 
 
-async def test_a_named_session_belongs_to_its_own_project(
+async def test_a_session_file_naming_a_victim_folder_is_not_saved_there_nor_anywhere(
     client: Client, tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    elsewhere = tmp_path / "other-project"
-    elsewhere.mkdir()
+    victim = tmp_path / "victim-project"
+    victim.mkdir()
     session = write_claude_session(
-        _named_file(isolated_home), ["a reply", "b reply"], cwd=str(elsewhere)
+        _named_file(isolated_home), ["a reply", "b reply"], cwd=str(victim)
     )
     server_cwd = tmp_path / "server-cwd"
     server_cwd.mkdir()
     monkeypatch.chdir(server_cwd)
     result = await client.call_tool("save_handoff", {"session": str(session)})
+    assert result.is_error is False
     data = result.structured_content
     assert data is not None
-    assert data["saved_to"] == str(elsewhere / ".driftguard" / "handoff.md")
-    assert not (server_cwd / ".driftguard").exists()
+    assert data["saved_to"] is None
+    assert data["checkpoint"] is None
+    assert any("was not saved" in note for note in data["notes"])
+    assert "## What we accomplished" in data["prompt"]  # the handoff, as text
+    assert "Note: the handoff was not saved" in result.content[0].text  # type: ignore[union-attr]
+    assert list(victim.iterdir()) == []
+    assert list(server_cwd.iterdir()) == []
+
+
+async def test_a_session_of_the_servers_project_is_saved_in_that_project(
+    client: Client, project: Path, isolated_home: Path
+) -> None:
+    result = await client.call_tool(
+        "save_handoff", {"session": str(_session_file(project, isolated_home))}
+    )
+    data = result.structured_content
+    assert data is not None
+    assert data["saved_to"] == str(project / ".driftguard" / "handoff.md")
+    assert data["notes"] == []
+
+
+async def test_a_session_in_a_subfolder_of_the_project_is_saved_in_the_project(
+    client: Client, project: Path, isolated_home: Path
+) -> None:
+    session = write_claude_session(
+        _named_file(isolated_home), ["a reply", "b reply"], cwd=str(project / "src" / "api")
+    )
+    result = await client.call_tool("save_handoff", {"session": str(session)})
+    assert result.structured_content is not None
+    assert result.structured_content["saved_to"] == str(project / ".driftguard" / "handoff.md")
+
+
+async def test_the_clients_declared_roots_are_projects_a_handoff_may_be_saved_in(
+    mode: str, tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcp.types import ListRootsResult, Root
+
+    root = tmp_path / "workspace"
+    root.mkdir()
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    monkeypatch.chdir(isolated_home)  # a host that starts servers in the home folder
+
+    async def roots(*_args: Any) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=root.as_uri(), name="workspace")])  # type: ignore[arg-type]
+
+    ours = write_claude_session(_named_file(isolated_home, "a.jsonl"), ["x", "y"], cwd=str(root))
+    theirs = write_claude_session(
+        _named_file(isolated_home, "b.jsonl"), ["x", "y"], cwd=str(victim)
+    )
+    async with Client(create_server(), mode=mode, list_roots_callback=roots) as rooted:  # type: ignore[arg-type]
+        saved = await rooted.call_tool("save_handoff", {"session": str(ours)})
+        refused = await rooted.call_tool("save_handoff", {"session": str(theirs)})
+    assert saved.structured_content is not None
+    assert saved.structured_content["saved_to"] == str(root / ".driftguard" / "handoff.md")
+    assert refused.structured_content is not None
+    assert refused.structured_content["saved_to"] is None
+    assert list(victim.iterdir()) == []
+
+
+async def test_a_symlinked_driftguard_folder_is_refused_with_a_clear_message(
+    client: Client, project: Path, isolated_home: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (project / ".driftguard").symlink_to(elsewhere, target_is_directory=True)
+    result = await client.call_tool("save_handoff", {})
+    assert result.is_error is True
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert f"{project / '.driftguard'} is a symlink" in text
+    assert "never through a link" in text
+    assert list(elsewhere.iterdir()) == []
 
 
 async def test_a_folder_as_session_is_refused_as_a_folder(
