@@ -257,7 +257,15 @@ def _session_for(args: argparse.Namespace) -> Iterator[tuple[Session, ResolvedBy
         return
     project = args.project if args.project is not None else Path.cwd()
     resolved = resolve_session(None, project=Path(project), only=args.cli)
+    _warn(resolved.warnings)
     yield parse_session(resolved.path, resolved.cli), resolved.resolved_by
+
+
+def _warn(lines: Sequence[str]) -> None:
+    """One ``driftguard: warning: …`` line on stderr per line (issue #9 item 4: state that
+    could not be read or written costs a warning, never the result)."""
+    for line in lines:
+        print(f"driftguard: warning: {line}", file=sys.stderr)
 
 
 def _config_project(args: argparse.Namespace, session: Session) -> Path:
@@ -271,22 +279,22 @@ def _config_project(args: argparse.Namespace, session: Session) -> Path:
 
 def _score(args: argparse.Namespace) -> int:
     from driftguard import engine
-    from driftguard.history import HistoryStore
+    from driftguard.history import GuardedHistoryStore
     from driftguard.scoring import render_text, to_json_dict
     from driftguard.scoring.report import render_session_line
 
+    store = GuardedHistoryStore()
     with _session_for(args) as (session, resolved_by):
         outcome = engine.drift(
             session,
             project=_config_project(args, session),
-            store=HistoryStore(),
+            store=store,
             goal=args.goal,
             preset=args.preset,
             resolved_by=resolved_by,
             record=not args.demo,
         )
-    for warning in outcome.config.warnings:
-        print(f"driftguard: warning: {warning}", file=sys.stderr)
+    _warn([*outcome.config.warnings, *store.notes])
     report = outcome.report
     if args.json:
         print(json.dumps(to_json_dict(report), indent=2, ensure_ascii=False))
@@ -298,11 +306,13 @@ def _score(args: argparse.Namespace) -> int:
 
 def _trend(args: argparse.Namespace) -> int:
     from driftguard import engine
-    from driftguard.history import HistoryStore
+    from driftguard.history import GuardedHistoryStore
     from driftguard.trend import render_trend_text
 
+    store = GuardedHistoryStore()
     with _session_for(args) as (session, _):
-        trend = engine.trend(session, project=_config_project(args, session), store=HistoryStore())
+        trend = engine.trend(session, project=_config_project(args, session), store=store)
+    _warn(store.notes)
     if args.json:
         print(json.dumps(asdict(trend), indent=2, ensure_ascii=False))
     else:
@@ -322,9 +332,10 @@ def _write_projects(args: argparse.Namespace) -> list[Path]:
 def _handoff(args: argparse.Namespace) -> int:
     from driftguard import engine
     from driftguard.handoff_files import handoff_files, handoff_target, save_handoff
-    from driftguard.history import HistoryStore
+    from driftguard.history import GuardedHistoryStore
     from driftguard.scoring import to_json_dict
 
+    store = GuardedHistoryStore()
     with _session_for(args) as (session, resolved_by):
         project = _config_project(args, session)
         target = None
@@ -334,14 +345,15 @@ def _handoff(args: argparse.Namespace) -> int:
             )
             target = chosen.project
             if chosen.reason:
-                print(f"driftguard: warning: {chosen.reason}", file=sys.stderr)
+                _warn([chosen.reason])
         handoff, report = engine.handoff(
             session,
             project=project,
-            store=HistoryStore(),
+            store=store,
             resolved_by=resolved_by,
             saved_to=str(handoff_files(target).handoff) if target is not None else None,
         )
+    _warn(store.notes)
     saved = None
     if target is not None:
         try:

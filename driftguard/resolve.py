@@ -27,6 +27,7 @@ Nothing here writes; :func:`write_pointer` is for the hook shell.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -80,6 +81,9 @@ class ResolvedSession:
     resolved_by: ResolvedBy
     note: str | None = None
     """Why this file, when ``resolved_by`` alone would mislead (Cursor's own chats)."""
+    warnings: tuple[str, ...] = ()
+    """State that could not be read on the way (a pointer file), one line each; the
+    session was still found (issue #9 item 4)."""
 
 
 def project_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -132,22 +136,34 @@ def pointer_path(project: Path) -> Path:
 
 
 def read_pointer(project: Path) -> tuple[Path, CliName | None] | None:
-    """The transcript a hook last pointed at for ``project``, when it still exists."""
+    """The transcript a hook last pointed at for ``project``, when it still exists
+    (``None`` also when the pointer cannot be read: :func:`_pointer_or_warning` says why)."""
+    return _pointer_or_warning(project)[0]
+
+
+def _pointer_or_warning(
+    project: Path,
+) -> tuple[tuple[Path, CliName | None] | None, str | None]:
+    """:func:`read_pointer`, and a one-line warning when the pointer file exists but
+    cannot be read (a missing pointer is no warning: there is simply none yet)."""
+    location = pointer_path(project)
     try:
-        raw = pointer_path(project).read_bytes()
-    except OSError:
-        return None
+        raw = location.read_bytes()
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, f"hook pointer not read: {location}: {exc.strerror or exc}"
     record = load_record(raw)
     if record is None:
-        return None
+        return None, None
     transcript = record.get("transcript_path")
     if not isinstance(transcript, str) or not transcript:
-        return None
+        return None, None
     path = Path(transcript)
     if not path.is_file():
-        return None
+        return None, None
     cli = record.get("cli")
-    return path, (cli if cli in CLI_NAMES else None)
+    return (path, (cli if cli in CLI_NAMES else None)), None
 
 
 def write_pointer(project: Path, transcript: Path, cli: CliName, session_id: str | None) -> Path:
@@ -290,12 +306,13 @@ def resolve_session(
     if session is not None and session.strip():
         return _by_argument(session, folders)
     root = project if project is not None else project_dir(environ)
-    pointed = read_pointer(root)
+    pointed, problem = _pointer_or_warning(root)
+    warnings = (problem,) if problem is not None else ()
     if pointed is not None and only in (None, pointed[1]):
         return ResolvedSession(pointed[0], pointed[1], "pointer")
     from_env = _by_env_session_id(environ) if only in (None, "claude_code") else None
     if from_env is not None:
-        return from_env
+        return dataclasses.replace(from_env, warnings=warnings)
     host_cli = only if only is not None else cli_for_host(client_name, environ)
     clis: tuple[CliName, ...] = (host_cli,) if host_cli is not None else CLI_NAMES
     cli, path = discovery.newest_session(root, clis)
@@ -305,7 +322,7 @@ def resolve_session(
             "Cursor keeps its own chats in a database driftguard does not read yet: this is "
             f"the newest {cli} session of the project"
         )
-    return ResolvedSession(path, cli, "newest_in_project", note)
+    return ResolvedSession(path, cli, "newest_in_project", note, warnings)
 
 
 def _is_cursor(client_name: str | None, env: Mapping[str, str]) -> bool:

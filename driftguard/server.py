@@ -42,7 +42,7 @@ from driftguard.discovery import session_folders
 from driftguard.errors import DriftguardError
 from driftguard.handoff import Handoff
 from driftguard.handoff_files import SavedHandoff, handoff_files, handoff_target, save_handoff
-from driftguard.history import HistoryStore
+from driftguard.history import GuardedHistoryStore, HistoryStore
 from driftguard.incremental import SessionCache
 from driftguard.model import Session
 from driftguard.resolve import ResolvedSession, project_dir, resolve_session, start_projects
@@ -263,6 +263,21 @@ def _load(ctx: Context[ServerState, Any], session: str | None) -> _Loaded:
     return _Loaded(parsed, resolved, project)
 
 
+def _call_store(ctx: Context[ServerState, Any]) -> GuardedHistoryStore:
+    """The server's history store for one call: its failures become that call's notes."""
+    store = _state(ctx).store
+    return GuardedHistoryStore(store.root, sessions_root=store.sessions_root)
+
+
+def _notes(loaded: _Loaded, store: GuardedHistoryStore) -> list[str]:
+    """What the call could not read or write (a pointer, history, the goal), each logged
+    to stderr once and returned as the result's ``notes`` (issue #9 item 4)."""
+    notes = [*loaded.resolved.warnings, *store.notes]
+    for note in notes:
+        log.warning("%s", note)
+    return notes
+
+
 def _client_roots(ctx: Context[ServerState, Any]) -> ListRoots | None:
     """Ask the client for its roots (``roots/list``) when it declared that capability;
     the SDK injects the answer into ``save_handoff``'s ``roots`` (mcp.server resolvers)."""
@@ -302,7 +317,10 @@ def _prune_history(store: HistoryStore) -> None:
     except DriftguardError as exc:
         log.warning("history not pruned: %s", exc)
         return
-    removed = store.prune(config.history_retention_days)
+    guarded = GuardedHistoryStore(store.root, sessions_root=store.sessions_root)
+    removed = guarded.prune(config.history_retention_days)
+    for note in guarded.notes:
+        log.warning("%s", note)
     if removed:
         log.info(
             "pruned %d history files older than %d days", removed, config.history_retention_days
@@ -316,7 +334,9 @@ async def _lifespan(_server: MCPServer[ServerState]) -> AsyncIterator[ServerStat
     yield ServerState(cache=SessionCache(), store=store)
 
 
-def _trend_result(trend: Trend, report: DriftReport, note: str | None) -> TrendResult:
+def _trend_result(
+    trend: Trend, report: DriftReport, note: str | None, notes: list[str]
+) -> TrendResult:
     return TrendResult(
         snapshots=len(trend.scores),
         scores=list(trend.scores),
@@ -328,7 +348,8 @@ def _trend_result(trend: Trend, report: DriftReport, note: str | None) -> TrendR
         trajectory=trend.trajectory,
         handoff_suggested=trend.handoff_hint,
         session=_session_info(report, note),
-        text=render_trend_text(trend),
+        text=_with_notes(render_trend_text(trend), notes),
+        notes=notes,
     )
 
 
@@ -380,20 +401,23 @@ def create_server() -> MCPServer[ServerState]:
         polluted) from six factors: context saturation, repetition, length collapse, goal
         distance, uncertainty and confidence drift. Says whether to carry on or start fresh,
         and records the score for get_trend."""
+        store = _call_store(ctx)
         with _as_tool_error():
             loaded = _load(ctx, session)
             outcome = engine.drift(
                 loaded.session,
                 project=loaded.project,
-                store=_state(ctx).store,
+                store=store,
                 goal=goal,
                 resolved_by=loaded.resolved.resolved_by,
             )
         report = outcome.report
         note = loaded.resolved.note
+        notes = _notes(loaded, store)
         text = f"{render_text(report)}\n{render_session_line(report)}"
         if note:
             text += f"\nNote: {note}."
+        text = _with_notes(text, notes)
         payload = to_json_dict(report)
         result = DriftResult.model_validate(
             {
@@ -401,6 +425,7 @@ def create_server() -> MCPServer[ServerState]:
                 "session": _session_info(report, note),
                 "goal": outcome.goal,
                 "text": text,
+                "notes": notes,
             }
         )
         return _result(text, result)
@@ -412,6 +437,7 @@ def create_server() -> MCPServer[ServerState]:
         roots: ListRootsResult | None = None,
     ) -> CallToolResult:
         notes: list[str] = []
+        store = _call_store(ctx)
         with _as_tool_error():
             loaded = _load(ctx, session)
             target = None
@@ -427,10 +453,11 @@ def create_server() -> MCPServer[ServerState]:
             handoff, report = engine.handoff(
                 loaded.session,
                 project=loaded.project,
-                store=_state(ctx).store,
+                store=store,
                 resolved_by=loaded.resolved.resolved_by,
                 saved_to=str(handoff_files(target).handoff) if target is not None else None,
             )
+            notes += _notes(loaded, store)
             saved = None
             if target is not None:
                 try:
@@ -467,32 +494,34 @@ def create_server() -> MCPServer[ServerState]:
     ) -> Annotated[CallToolResult, TrendResult]:
         """How this session's drift score moved over the scores get_drift recorded:
         sparkline, peak, average, latest state and whether it is climbing or falling."""
+        store = _call_store(ctx)
         with _as_tool_error():
             loaded = _load(ctx, session)
-            state = _state(ctx)
             outcome = engine.drift(
                 loaded.session,
                 project=loaded.project,
-                store=state.store,
+                store=store,
                 resolved_by=loaded.resolved.resolved_by,
                 record=False,
             )
-            trend = engine.trend(loaded.session, project=loaded.project, store=state.store)
-        result = _trend_result(trend, outcome.report, loaded.resolved.note)
+            trend = engine.trend(loaded.session, project=loaded.project, store=store)
+        result = _trend_result(trend, outcome.report, loaded.resolved.note, _notes(loaded, store))
         return _result(result.text, result)
 
     @server.prompt(name="handoff", title="Write a handoff for a fresh session")
     def handoff_prompt(ctx: Context[ServerState, Any], session: str | None = None) -> str:
         """Write handoff.md so a fresh session can pick up where this one stands
         (session: a session file path or id; default: this session)."""
+        store = _call_store(ctx)
         try:
             loaded = _load(ctx, session)
             handoff, _ = engine.handoff(
                 loaded.session,
                 project=loaded.project,
-                store=_state(ctx).store,
+                store=store,
                 resolved_by=loaded.resolved.resolved_by,
             )
+            _notes(loaded, store)  # a prompt has no notes field: stderr only
         except DriftguardError as exc:
             # Prompts have no error result: a protocol error carries the message, which the
             # SDK would otherwise replace with "Error rendering prompt".
