@@ -229,7 +229,7 @@ def _as_tool_error() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class _Loaded:
-    """A parsed session, how it was found, and the project it belongs to."""
+    """A parsed session, how it was found, and the project whose config applies."""
 
     session: Session
     resolved: ResolvedSession
@@ -251,8 +251,10 @@ def _load(ctx: Context[ServerState, Any], session: str | None) -> _Loaded:
     """Resolve and parse the session a call is about. A ``session`` argument is a session
     id or a file under :func:`_readable_folders` (else a tool error stating the rule).
 
-    The project (config, handoff files) is the server's project, except for a session
-    named by the caller: then it is that session's own directory when it still exists.
+    ``project`` selects the config only: the server's project, except for a session
+    named by the caller, whose own directory's ``.driftcli`` applies when it still exists
+    (reading a config there writes nothing). Handoffs are saved only in a project the
+    server was started for (:func:`driftguard.handoff_files.handoff_target`).
     """
     folders = _readable_folders() if session is not None and session.strip() else None
     resolved = resolve_session(session, client_name=_client_name(ctx), folders=folders)
