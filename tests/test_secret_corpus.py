@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -315,6 +314,5 @@ async def test_a_goal_holding_a_secret_is_echoed_and_stored_redacted_and_still_s
     assert "[REDACTED:sendgrid-key:" in json.loads(stored.read_text(encoding="utf-8"))["goal"]
 
 
-if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).parent))
+if __name__ == "__main__":  # python tests/test_secret_corpus.py (tests/ is then on sys.path)
     print(comparison_table())
