@@ -173,7 +173,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from driftguard.model import FACTOR_NAMES
     from driftguard.scoring.calibrated import (
-        CALIBRATION,
         DRIFTING,
         G0,
         Calibration,
@@ -253,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         drift = percentile_max(items, lambda i: mg(i).goal_drift, q)
         cal = Calibration(
             g61=float(g61),
-            overlap61=overlap if overlap > 0 else CALIBRATION.overlap61,
+            overlap61=overlap if overlap > 0 else 61 / 180,
             slope61=slope if slope > 0 else 61 / 0.4,
             corrections61=corrections if corrections > 0 else None,
             hedge61=hedge if hedge > 0 else 61 / 20,

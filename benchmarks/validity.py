@@ -127,22 +127,27 @@ def read_runs(validation: Path, into: Path) -> list[Run]:
     return runs
 
 
+HOST_VARIABLES = ("CLAUDE_", "GEMINI_", "CODEX_", "DISABLE_")
+"""Prefixes of the environment variables that move a host's compaction point or its home:
+cleared while scoring, so the figures never depend on the shell they were run from."""
+
+
 @contextmanager
 def isolated_home() -> Iterator[Path]:
-    """A temporary ``HOME`` and ``DRIFTGUARD_HOME``: no user config, history or goal."""
-    saved = {key: os.environ.get(key) for key in ("HOME", "DRIFTGUARD_HOME")}
+    """A temporary ``HOME`` and ``DRIFTGUARD_HOME``, and none of the hosts' variables: no
+    user config, history, goal or compaction override applies."""
+    saved = dict(os.environ)
     with tempfile.TemporaryDirectory(prefix="driftguard-validity-") as tmp:
         home = Path(tmp)
+        for name in [n for n in os.environ if n.startswith(HOST_VARIABLES)]:
+            del os.environ[name]
         os.environ["HOME"] = str(home)
         os.environ["DRIFTGUARD_HOME"] = str(home / ".driftcli")
         try:
             yield home
         finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
+            os.environ.clear()
+            os.environ.update(saved)
 
 
 def score_runs(runs: Sequence[Run], *, preset: str | None, home: Path) -> list[Scored]:

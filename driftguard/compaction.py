@@ -147,7 +147,9 @@ def _truthy(setting: HostSetting) -> bool:
 
 
 def _named(name: str, setting: HostSetting) -> str:
-    return f"{name}={setting.value} ({setting.source})"
+    """``NAME=value (source)``, a non-string value spelt as JSON (``false``, not ``False``)."""
+    value = setting.value if isinstance(setting.value, str) else json.dumps(setting.value)
+    return f"{name}={value} ({setting.source})"
 
 
 def _claude(window: int, settings: Mapping[str, HostSetting]) -> UsableWindow:
@@ -159,7 +161,8 @@ def _claude(window: int, settings: Mapping[str, HostSetting]) -> UsableWindow:
     file_value = file_window.value if file_window is not None else None
     if env_window is not None and parsed is not None and parsed > 0:
         compact_window = min(window, max(CLAUDE_WINDOW_MIN, min(CLAUDE_WINDOW_MAX, parsed)))
-        overrides.append(_named("CLAUDE_CODE_AUTO_COMPACT_WINDOW", env_window))
+        if compact_window != window:
+            overrides.append(_named("CLAUDE_CODE_AUTO_COMPACT_WINDOW", env_window))
     elif (
         file_window is not None
         and isinstance(file_value, int)
@@ -167,7 +170,8 @@ def _claude(window: int, settings: Mapping[str, HostSetting]) -> UsableWindow:
         and CLAUDE_WINDOW_MIN <= file_value <= CLAUDE_WINDOW_MAX
     ):
         compact_window = min(window, file_value)
-        overrides.append(_named("autoCompactWindow", file_window))
+        if compact_window != window:
+            overrides.append(_named("autoCompactWindow", file_window))
     reserve = CLAUDE_OUTPUT_RESERVE
     max_output = settings.get("CLAUDE_CODE_MAX_OUTPUT_TOKENS")
     output = _js_int(max_output.value) if max_output is not None else None
@@ -185,13 +189,23 @@ def _claude(window: int, settings: Mapping[str, HostSetting]) -> UsableWindow:
         off.append(_named("autoCompactEnabled", enabled))
     if off:
         tokens = window - reserve - CLAUDE_BLOCKING_MARGIN
+        if tokens <= 0:
+            tokens = window
         return UsableWindow(
-            max(1, tokens),
+            tokens,
             f"auto-compact is off: Claude Code stops at {window:,} − {reserve:,} reserved for "
             f"output − {CLAUDE_BLOCKING_MARGIN:,} = {tokens:,}",
             tuple(overrides + off),
         )
     threshold = effective - CLAUDE_COMPACT_BUFFER
+    if threshold <= 0:
+        return UsableWindow(
+            window,
+            f"a {window:,}-token window leaves Claude Code's rule no room ({compact_window:,} − "
+            f"{reserve:,} reserved for output − {CLAUDE_COMPACT_BUFFER:,} is not positive): "
+            "the whole window counts",
+            tuple(overrides),
+        )
     rule = (
         f"Claude Code auto-compacts at {compact_window:,} − {reserve:,} reserved for output − "
         f"{CLAUDE_COMPACT_BUFFER:,} = {threshold:,}"
@@ -215,14 +229,17 @@ def _gemini(window: int, settings: Mapping[str, HostSetting]) -> UsableWindow:
     threshold = GEMINI_DEFAULT_THRESHOLD
     overrides: tuple[str, ...] = ()
     value = setting.value if setting is not None else None
-    if (
-        setting is not None
-        and isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and 0 < value <= 1
-    ):
-        threshold = float(value)
-        overrides = (_named("model.compressionThreshold", setting),)
+    if setting is not None and isinstance(value, int | float) and not isinstance(value, bool):
+        if value > 1:  # e.g. 70 meant as a percentage: Gemini then never compresses
+            return UsableWindow(
+                window,
+                f"Gemini CLI never compresses with a threshold of {value:g} (above 1): "
+                f"the whole {window:,} counts",
+                (_named("model.compressionThreshold", setting),),
+            )
+        if value > 0:
+            threshold = float(value)
+            overrides = (_named("model.compressionThreshold", setting),)
     tokens = max(1, math.floor(threshold * window))
     return UsableWindow(
         tokens,
@@ -362,10 +379,23 @@ def _claude_settings(
     return found
 
 
-def _gemini_trusted(gemini_dir: Path, project: Path) -> bool:
-    """Whether ``~/.gemini/trustedFolders.json`` trusts ``project`` (itself, or a parent
-    marked ``TRUST_PARENT`` or ``TRUST_FOLDER`` above it)."""
-    data = _read_json(gemini_dir / "trustedFolders.json", comments=True)
+def _gemini_trusted(
+    gemini_dir: Path, project: Path, env: Mapping[str, str], user: Mapping[str, object] | None
+) -> bool:
+    """Whether Gemini CLI 0.61 reads ``project``'s settings (``checkPathTrust``): every
+    folder when folder trust is off (the user settings' ``security.folderTrust.enabled``
+    not true) or ``$GEMINI_CLI_TRUST_WORKSPACE`` is ``true``; else when
+    ``trustedFolders.json`` (``$GEMINI_CLI_TRUSTED_FOLDERS_PATH``) trusts it — itself or a
+    folder above marked ``TRUST_FOLDER``, or a sibling under a ``TRUST_PARENT`` entry's
+    parent."""
+    if env.get("GEMINI_CLI_TRUST_WORKSPACE", "").strip().lower() == "true":
+        return True
+    if user is None or _dotted(user, "security.folderTrust.enabled") is not True:
+        return True
+    trusted = env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+    data = _read_json(
+        Path(trusted) if trusted else gemini_dir / "trustedFolders.json", comments=True
+    )
     if data is None:
         return False
     target = os.path.normpath(str(project))
@@ -388,10 +418,11 @@ def _gemini_settings(
         env.get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH") or system.with_name("system-defaults.json")
     )
     files = [defaults, gemini_dir / "settings.json"]
+    user = _read_json(gemini_dir / "settings.json", comments=True)
     if (
         project is not None
         and os.path.normpath(str(project)) != os.path.normpath(str(gemini_home))
-        and _gemini_trusted(gemini_dir, project)
+        and _gemini_trusted(gemini_dir, project, env, user)
     ):
         files.append(project / ".gemini" / "settings.json")
     files.append(system)

@@ -156,9 +156,9 @@ class Factors(BaseModel):
 
 
 class ActionLoopInfo(BaseModel):
-    """The strongest loop of tool calls among the last 20."""
+    """The strongest loop of tool calls going on at the latest call."""
 
-    kind: Literal["same_result", "failing", "same_call", "alternating"]
+    kind: Literal["same_result", "failing", "same_call", "retried", "alternating"]
     count: int = Field(description="Steps in the loop.")
     points: float = Field(description="Repetition points the loop alone gives, 0-100.")
     description: str = Field(description="The loop in words, e.g. `npm test` failed 3 times.")

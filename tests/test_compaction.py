@@ -68,7 +68,6 @@ def test_an_autocompact_percentage_outside_0_to_100_is_ignored(pct: str) -> None
         ("150000", 117_000),  # 150,000 − 20,000 − 13,000
         ("50000", 67_000),  # raised to the 100,000 floor
         ("150k", 67_000),  # parseInt reads 150, raised to 100,000
-        ("5000000", 167_000),  # capped at 1,000,000, then at the model's 200,000
     ],
 )
 def test_the_auto_compact_window_variable_lowers_the_window_within_its_bounds(
@@ -79,6 +78,31 @@ def test_the_auto_compact_window_variable_lowers_the_window_within_its_bounds(
     )
     assert usable.tokens == expected
     assert usable.overrides == (f"CLAUDE_CODE_AUTO_COMPACT_WINDOW={value} (environment)",)
+
+
+def test_an_auto_compact_window_above_the_models_changes_nothing_and_is_not_listed() -> None:
+    # capped at 1,000,000, then at the model's 200,000: no change
+    usable = usable_window(
+        "claude_code", 200_000, settings=env(CLAUDE_CODE_AUTO_COMPACT_WINDOW="5000000")
+    )
+    assert (usable.tokens, usable.overrides) == (167_000, ())
+
+
+@pytest.mark.parametrize("window", [10_000, 33_000])
+def test_a_window_too_small_for_claude_codes_rule_counts_whole_and_never_negative(
+    window: int,
+) -> None:
+    usable = usable_window("claude_code", window)
+    assert usable.tokens == window
+    assert "−" in usable.rule
+    assert "= -" not in usable.rule
+    assert "the whole window counts" in usable.rule
+
+
+def test_an_override_that_is_not_text_is_named_as_json() -> None:
+    settings = {"autoCompactEnabled": HostSetting(False, "/p/.claude/settings.json")}
+    usable = usable_window("claude_code", 200_000, settings=settings)
+    assert usable.overrides == ("autoCompactEnabled=false (/p/.claude/settings.json)",)
 
 
 def test_the_settings_window_counts_only_from_100000_to_1000000() -> None:
@@ -140,7 +164,8 @@ def test_a_max_output_below_20000_shrinks_the_reserve() -> None:
         (0.7, 734_003),
         (1, 1_048_576),
         (0, 524_288),  # 0 falls back to the default
-        (1.5, 524_288),
+        (1.5, 1_048_576),  # above 1 Gemini never compresses
+        (70, 1_048_576),
         ("0.3", 524_288),
     ],
 )
@@ -218,7 +243,7 @@ def test_a_settings_file_that_does_not_parse_is_passed_over(isolated_home: Path)
     assert read_compaction_settings("claude_code", project=None, env={}) == {}
 
 
-def test_gemini_reads_the_user_settings_with_comments_and_a_trusted_projects_settings(
+def test_gemini_reads_user_settings_with_comments_and_a_trusted_projects_settings(
     tmp_path: Path,
 ) -> None:
     home = tmp_path / "gh"
@@ -233,7 +258,20 @@ def test_gemini_reads_the_user_settings_with_comments_and_a_trusted_projects_set
     )
     environ = {"GEMINI_CLI_HOME": str(home)}
     found = read_compaction_settings("gemini_cli", project=project, env=environ)
-    assert found["model.compressionThreshold"].value == 0.3  # not trusted: not read
+    assert found["model.compressionThreshold"].value == 0.6  # folder trust off: all trusted
+    (home / ".gemini" / "settings.json").write_text(
+        '{\n  // compress early\n  "model": {"compressionThreshold": 0.3},\n'
+        '  "security": {"folderTrust": {"enabled": true}}\n}\n',
+        "utf-8",
+    )
+    found = read_compaction_settings("gemini_cli", project=project, env=environ)
+    assert found["model.compressionThreshold"].value == 0.3  # folder trust on, not trusted
+    assert (
+        read_compaction_settings(
+            "gemini_cli", project=project, env=environ | {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
+        )["model.compressionThreshold"].value
+        == 0.6
+    )
     (home / ".gemini" / "trustedFolders.json").write_text(
         json.dumps({str(project): "TRUST_FOLDER"}), "utf-8"
     )

@@ -1,6 +1,6 @@
 """The preset ``seed`` reproduces the engine before issue #8 exactly (design §5 as first
-written): on every corpus session and on the demo, the same score, state, unrounded
-composite and factors, weights, messages and handoff suggestion.
+written): on every corpus session and on the demo, without and with a goal, the same score,
+state, unrounded composite and factors, weights, messages and handoff suggestion.
 
 The reference numbers were recorded by ``scripts/make_seed_reference.py`` with driftguard
 0.1.0 (main @ 03ab330) installed; they hold no text of the corpus.
@@ -34,7 +34,12 @@ SESSION_NUMBERS = (
 )
 
 
+GOAL = "Fix the failing parser tests and document the session format"
+"""The goal of the reference's ``<name> [goal]`` entries (scripts/make_seed_reference.py)."""
+
+
 def _path(name: str) -> Path:
+    name = name.removesuffix(" [goal]")
     if name == "<demo>":
         return Path(str(resources.files("driftguard.demo").joinpath("demo-session.jsonl")))
     path = CORPUS / name
@@ -55,7 +60,15 @@ def test_the_seed_preset_gives_the_numbers_the_engine_before_issue_8_gave(
         assert type(caught.value).__name__ == expected["error"]
         return
     session = parse_session(path)
-    report = drift(session, project=None, store=HistoryStore(tmp_path / "h"), preset="seed").report
+    goal = GOAL if name.endswith(" [goal]") else None
+    report = drift(
+        session,
+        project=None,
+        store=HistoryStore(tmp_path / "h"),
+        preset="seed",
+        goal=goal,
+        record=False,
+    ).report
     payload = to_json_dict(report)
     assert payload["scoring"] == "seed"
     assert report.composite == expected["composite"]
@@ -66,8 +79,9 @@ def test_the_seed_preset_gives_the_numbers_the_engine_before_issue_8_gave(
         assert payload["session"][key] == expected["session"][key], key
 
 
-def test_the_reference_covers_the_demo_and_the_corpus_sessions() -> None:
+def test_the_reference_covers_the_demo_and_the_corpus_sessions_with_and_without_a_goal() -> None:
     assert "<demo>" in REFERENCE
+    assert REFERENCE["<demo> [goal]"]["factors"]["goal_distance"] is not None
     assert sum(1 for name in REFERENCE if name.startswith("claude_code/")) >= 10
     assert any(name.startswith("gemini/") for name in REFERENCE)
     assert any(name.startswith("codex/") for name in REFERENCE)

@@ -343,7 +343,7 @@ def score_session(
             calibration=calibration,
         )
         composite = combine(weights, values, calibration.form, calibration.power)
-        reasons = calibrated_reasons(measures, session, usable, calibration.g61)
+        reasons = calibrated_reasons(measures, session, usable, calibration)
     score = min(100, max(0, math.floor(composite + 0.5)))
     state = state_for(score)
     if measures is None:

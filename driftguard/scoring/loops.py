@@ -1,36 +1,49 @@
-"""Action loops: the same tool call over and over, or two calls taking turns (issue #8).
+"""Action loops: the agent repeating a tool call, retrying a failing one, or taking turns
+between two (issue #8).
 
 Agent sessions often hold few text replies, so their repetition shows in what the model
 *does*. This module reads the remembered messages as **steps** — the tool calls of one
 model response (the action) and the tool results that answer them (the observation) — and
-finds, among the last :data:`ACTION_WINDOW` steps, the longest run of four loop patterns.
-Each pattern's threshold is the count at which a published loop detector declares the agent
-stuck; a run reaching it scores 100 points, shorter runs score in proportion:
+looks for a loop **that is still going on**: among the steps since the last prompt the
+person typed (a new request starts afresh, as Gemini CLI's detector resets on a new prompt
+and OpenHands' looks only after the last user message), at most the last
+:data:`ACTION_WINDOW`; a run must end at the latest step, and a retried failing call must
+not have passed since (both detectors judge the tail of the history; a loop the agent got
+out of no longer counts). Five patterns:
 
-=====================================  =============================  =======================
-pattern                                points for a run of ``k``      threshold (source)
-=====================================  =============================  =======================
-same call, same result, in a row       ``100·(k−1)/(K_OBS−1)``        ``K_OBS = 4``: OpenHands
-same call failing, in a row            ``100·(k−1)/(K_ERR−1)``        ``K_ERR = 3``: OpenHands
-same call whatever its results         ``100·(k−1)/(K_CALL−1)``       ``K_CALL = 5``: Gemini CLI
-two calls alternating A-B-A-B…, ``m``  ``100·(m−2)/(M_ALT−2)``        ``M_ALT = 6``: OpenHands
-=====================================  =============================  =======================
+====================================  ===========================  ============================
+pattern (ending at the latest step)   points for a run of ``k``    threshold (source)
+====================================  ===========================  ============================
+same call, same outcome, in a row     ``100·(k−1)/(K_OBS−1)``      ``K_OBS = 4``: OpenHands
+same call, each an error, in a row    ``100·(k−1)/(K_ERR−1)``      ``K_ERR = 3``: OpenHands
+same call, whatever its outcome       ``100·(k−1)/(K_CALL−1)``     ``K_CALL = 5``: Gemini CLI
+same call failing again after other   ``100·(k−1)/(K_OBS−1)``      ``K_OBS = 4`` (below)
+steps, not passing since
+two calls alternating A-B-A-B…, ``m``  ``100·(m−2)/(M_ALT−2)``     ``M_ALT = 6``: OpenHands
+====================================  ===========================  ============================
 
-Sources (read in their code, not their docs):
+Sources (read in their code):
 
-- OpenHands ``openhands/controller/stuck.py`` (``StuckDetector.is_stuck``): the last 4
-  actions identical with the last 4 observations identical; the last 3 actions identical
-  with the last 3 observations errors; the last 6 steps alternating between two
-  action–observation pairs.
-- Gemini CLI ``packages/core/src/services/loopDetectionService.ts``
-  (``TOOL_CALL_LOOP_THRESHOLD = 5``): the same tool name and arguments 5 times in a row.
+- OpenHands ``openhands/controller/stuck.py`` (``StuckDetector``, OpenHands@331a1a43): the
+  last 4 actions equal and their 4 observations equal (a command's observation compares
+  the command and its exit code only); the last 3 actions equal and their observations
+  errors; the last 6 steps alternating between two action–observation pairs.
+- Gemini CLI 0.61.0 ``loopDetectionService`` (``TOOL_CALL_LOOP_THRESHOLD = 5``): the same
+  tool name and arguments 5 times in a row, reset at each new prompt.
+
+The thresholds are the sources'; scoring shorter runs in proportion is this project's
+choice, so that a loop shows as it starts rather than only when a detector would stop the
+agent. A failing call retried with other steps in between (fail, edit, fail, edit…) is not
+a pattern either source names; it counts like an identical action–observation run (its
+observation — failed — is the same each time), so it reaches 100 at the 4th failure.
 
 A step's action is the tuple of its calls' ``(name, args_digest)`` (canonical JSON of the
-arguments, so key order does not matter); its observation is the text of the results.
-A step failed when a result is marked an error (Claude Code's ``is_error``, Codex's exit
-code, Gemini's error field, as the adapters read them) or its text begins with a non-zero
-exit code the harness wrote: ``<returncode>N</returncode>`` (mini-swe-agent) or
-``Exit code: N``.
+arguments, so key order does not matter). Its outcome is, for shell commands, whether it
+failed (OpenHands compares a command's exit code, not its output, which holds timings),
+and otherwise the text of its results. A step **failed** when a result is marked an error
+(Claude Code's ``is_error``, Codex's exit code, Gemini's error field, as the adapters read
+them) or its text begins with a non-zero exit code the harness wrote:
+``<returncode>N</returncode>`` (mini-swe-agent) or ``Exit code: N``.
 
 Pure functions over :class:`~driftguard.model.ParsedMessage` sequences; no I/O.
 """
@@ -59,7 +72,8 @@ __all__ = [
 ]
 
 ACTION_WINDOW = 20
-"""Steps looked at, the latest last: the seed's longest window (uncertainty's 20 replies)."""
+"""Most steps looked at, the latest last (the seed's longest window, uncertainty's 20
+replies; OpenHands keeps no more than its history, Gemini CLI 25 calls)."""
 K_OBS = 4
 """Identical action–observation pairs in a row that OpenHands' StuckDetector calls a loop."""
 K_ERR = 3
@@ -70,10 +84,18 @@ K_CALL = 5
 M_ALT = 6
 """Steps of A-B-A-B alternation that OpenHands calls a loop (its last 6 steps)."""
 
-LoopKind = Literal["same_result", "failing", "same_call", "alternating"]
+LoopKind = Literal["same_result", "failing", "same_call", "retried", "alternating"]
 
 _EXIT_CODE = re.compile(r"\A\s*(?:<returncode>\s*(-?\d+)\s*</returncode>|Exit code:?\s*(-?\d+))")
 _SUMMARY_CHARS = 60
+_ORDER: dict[LoopKind, int] = {
+    "failing": 0,
+    "retried": 1,
+    "same_result": 2,
+    "same_call": 3,
+    "alternating": 4,
+}
+"""Which pattern names a loop when two give the same points: the most specific first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,17 +117,29 @@ class Step:
         """What identifies the action: each call's name and argument digest."""
         return tuple((call.name, call.args_digest) for call in self.calls)
 
+    @property
+    def outcome(self) -> object:
+        """What "the same observation" compares: for shell commands whether they failed
+        (OpenHands compares a command's exit code), else the result text."""
+        if all(call.command is not None for call in self.calls):
+            return self.failed
+        return self.result
+
 
 @dataclass(frozen=True, slots=True)
 class ActionLoop:
-    """The strongest loop among the recent steps.
+    """The strongest loop going on at the latest step.
 
     Attributes:
         kind: which pattern.
-        count: the run's length in steps (``k``, or ``m`` for alternation).
+        count: the run's length in steps (``k``; failures for ``retried``; ``m`` for
+            alternation).
         points: 0–100, from the table in the module docstring.
         calls: the repeated action's calls (for alternation, the first of the two).
         other: for alternation, the second action's calls; else empty.
+        span: the steps from the loop's first to the latest step (``count`` for a run in
+            a row; more for ``retried``).
+        capped: the loop spans the whole window, so it may be longer than counted.
     """
 
     kind: LoopKind
@@ -113,6 +147,8 @@ class ActionLoop:
     points: float
     calls: tuple[ToolCall, ...]
     other: tuple[ToolCall, ...] = ()
+    span: int = 0
+    capped: bool = False
 
 
 def _failed(message: ParsedMessage) -> bool:
@@ -126,7 +162,7 @@ def _failed(message: ParsedMessage) -> bool:
 
 
 def steps(messages: Sequence[ParsedMessage]) -> list[Step]:
-    """The session's steps in order.
+    """The steps of ``messages`` in order.
 
     A message carrying tool calls starts a step; ``tool`` messages without calls that follow
     it are its observation. Consecutive call-only ``tool`` messages (Codex and Gemini write
@@ -161,71 +197,110 @@ def steps(messages: Sequence[ParsedMessage]) -> list[Step]:
     return out
 
 
-def _runs(window: Sequence[Step], same: Callable[[Step, Step], bool]) -> list[tuple[int, int]]:
-    """(start, length) of each maximal run of consecutive steps equal under ``same``."""
-    runs: list[tuple[int, int]] = []
-    start = 0
-    for index in range(1, len(window) + 1):
-        if index == len(window) or not same(window[index - 1], window[index]):
-            runs.append((start, index - start))
-            start = index
-    return runs
+def _since_last_prompt(messages: Sequence[ParsedMessage]) -> Sequence[ParsedMessage]:
+    """The messages after the last prompt the person typed (all of them without one)."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.role == "user" and not message.is_summary:
+            return messages[index + 1 :]
+    return messages
+
+
+def _tail(window: Sequence[Step], same: Callable[[Step, Step], bool]) -> int:
+    """How many steps at the end of ``window`` are all equal to the last under ``same``."""
+    count = 1
+    while count < len(window) and same(window[-count - 1], window[-1]):
+        count += 1
+    return count
 
 
 def _scaled(count: int, threshold: int) -> float:
     return min(100.0, 100.0 * (count - 1) / (threshold - 1)) if count > 1 else 0.0
 
 
-def action_loop(messages: Sequence[ParsedMessage]) -> ActionLoop | None:
-    """The strongest action loop among the last :data:`ACTION_WINDOW` steps, or ``None``.
-
-    Ties go to the pattern listed first in the module docstring, then to the later run.
-
-    Returns:
-        The loop with the most points (> 0), or ``None`` when no two consecutive steps
-        repeat or alternate.
-    """
-    window = steps(messages)[-ACTION_WINDOW:]
-    best: ActionLoop | None = None
-
-    def offer(candidate: ActionLoop) -> None:
-        nonlocal best
-        if candidate.points > 0 and (best is None or candidate.points > best.points):
-            best = candidate
-
-    for start, length in _runs(window, lambda a, b: a.action == b.action and a.result == b.result):
-        offer(ActionLoop("same_result", length, _scaled(length, K_OBS), window[start].calls))
-    for start, length in _runs(window, lambda a, b: a.action == b.action and a.failed and b.failed):
-        if window[start].failed:
-            offer(ActionLoop("failing", length, _scaled(length, K_ERR), window[start].calls))
-    for start, length in _runs(window, lambda a, b: a.action == b.action):
-        offer(ActionLoop("same_call", length, _scaled(length, K_CALL), window[start].calls))
-    _offer_alternation(window, offer)
+def _retried(window: Sequence[Step]) -> tuple[int, int, tuple[ToolCall, ...]]:
+    """The call failing most often since it last passed: (failures, steps from the first of
+    them to the latest step, its calls); (0, 0, ()) without one failing twice."""
+    best: tuple[int, int, tuple[ToolCall, ...]] = (0, 0, ())
+    seen: set[tuple[tuple[str, str], ...]] = set()
+    for index in range(len(window) - 1, -1, -1):
+        action = window[index].action
+        if action in seen:
+            continue
+        seen.add(action)
+        positions = [i for i, s in enumerate(window) if s.action == action]
+        streak: list[int] = []
+        for position in reversed(positions):
+            if not window[position].failed:
+                break
+            streak.append(position)
+        if len(streak) > best[0]:
+            best = (len(streak), len(window) - streak[-1], window[index].calls)
     return best
 
 
-def _offer_alternation(window: Sequence[Step], offer: Callable[[ActionLoop], None]) -> None:
-    """Offer each maximal A-B-A-B… stretch of at least 4 steps (A ≠ B) to ``offer``."""
-    index = 0
-    while index + 3 < len(window):
-        a, b = window[index].action, window[index + 1].action
-        if a == b:
-            index += 1
-            continue
-        end = index + 2
-        while end < len(window) and window[end].action == (a if (end - index) % 2 == 0 else b):
-            end += 1
-        length = end - index
-        if length >= 4:
-            points = min(100.0, 100.0 * (length - 2) / (M_ALT - 2))
-            offer(
-                ActionLoop(
-                    "alternating", length, points, window[index].calls, window[index + 1].calls
-                )
-            )
-            index = end - 1
-        else:
-            index += 1
+def action_loop(messages: Sequence[ParsedMessage]) -> ActionLoop | None:
+    """The strongest action loop going on at the latest step, or ``None``.
+
+    Reads the steps since the last prompt the person typed, at most the last
+    :data:`ACTION_WINDOW`. The runs of the same call, of the same outcome, of errors and of
+    alternation must end at the latest step; a retried failing call must not have passed
+    since its first failure counted. Ties go to the most specific pattern (failing,
+    retried, same result, same call, alternating).
+
+    Returns:
+        The loop with the most points (> 0), or ``None``.
+    """
+    window = steps(_since_last_prompt(messages))[-ACTION_WINDOW:]
+    if len(window) < 2:
+        return None
+    last = window[-1]
+    found: list[ActionLoop] = []
+
+    def offer(
+        kind: LoopKind,
+        count: int,
+        points: float,
+        *,
+        calls: tuple[ToolCall, ...] = last.calls,
+        other: tuple[ToolCall, ...] = (),
+        span: int | None = None,
+    ) -> None:
+        if points > 0:
+            span = count if span is None else span
+            capped = len(window) == ACTION_WINDOW and span == len(window)
+            found.append(ActionLoop(kind, count, points, calls, other, span, capped))
+
+    same_call = _tail(window, lambda a, b: a.action == b.action)
+    offer("same_call", same_call, _scaled(same_call, K_CALL))
+    same_result = _tail(window, lambda a, b: a.action == b.action and a.outcome == b.outcome)
+    offer("same_result", same_result, _scaled(same_result, K_OBS))
+    if last.failed:
+        failing = _tail(window, lambda a, b: a.action == b.action and a.failed)
+        offer("failing", failing, _scaled(failing, K_ERR))
+    failures, span, calls = _retried(window)
+    if failures >= 2 and span > failures:  # other steps between: not a run in a row
+        offer("retried", failures, _scaled(failures, K_OBS), calls=calls, span=span)
+    alternation = _alternation(window)
+    if alternation:
+        points = min(100.0, 100.0 * (alternation - 2) / (M_ALT - 2))
+        offer("alternating", alternation, points, other=window[-2].calls)
+    if not found:
+        return None
+    return max(found, key=lambda loop: (loop.points, -_ORDER[loop.kind]))
+
+
+def _alternation(window: Sequence[Step]) -> int:
+    """Steps in the A-B-A-B… stretch that ends at the latest step (0 below 4; A ≠ B)."""
+    if len(window) < 4:
+        return 0
+    a, b = window[-1].action, window[-2].action
+    if a == b:
+        return 0
+    length = 2
+    while length < len(window) and window[-length - 1].action == (a if length % 2 == 0 else b):
+        length += 1
+    return length if length >= 4 else 0
 
 
 def _call_words(calls: Sequence[ToolCall]) -> str:
@@ -246,10 +321,13 @@ def _call_words(calls: Sequence[ToolCall]) -> str:
 def describe_loop(loop: ActionLoop) -> str:
     """The loop in words a user can act on, e.g. "`pytest -x` failed 4 times in a row"."""
     what = _call_words(loop.calls)
+    times = f"{'at least ' if loop.capped else ''}{loop.count} times"
     if loop.kind == "failing":
-        return f"{what} failed {loop.count} times in a row"
+        return f"{what} failed {times} in a row"
+    if loop.kind == "retried":
+        return f"{what} failed {times} in the last {loop.span} steps, never passing in between"
     if loop.kind == "same_result":
-        return f"{what} ran {loop.count} times in a row with the same result"
+        return f"{what} ran {times} in a row with the same result"
     if loop.kind == "same_call":
-        return f"{what} ran {loop.count} times in a row"
-    return f"{what} and {_call_words(loop.other)} alternated {loop.count} times"
+        return f"{what} ran {times} in a row"
+    return f"{what} and {_call_words(loop.other)} alternated for {times[:-6]} steps"

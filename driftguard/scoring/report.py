@@ -113,9 +113,10 @@ def render_text(report: DriftReport) -> str:
         width = max(len(label) for label in FACTOR_LABELS.values())
         for name in _shown_factors(report):
             value = report.factors[name] or 0.0
-            lines.append(
-                f"  {FACTOR_LABELS[name]:<{width}}  {bar(value)}  {display_round(value):5.1f}"
-            )
+            line = f"  {FACTOR_LABELS[name]:<{width}}  {bar(value)}  {display_round(value):5.1f}"
+            if report.weights.get(name, 0.0) <= 0:
+                line += "  (weight 0: not counted)"
+            lines.append(line)
         lines.append("")
     lines.append(f"Score: {report.score}/100 · {report.messages} messages")
     if report.handoff_suggested:

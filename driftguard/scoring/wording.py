@@ -11,7 +11,13 @@ from collections.abc import Mapping
 
 from driftguard.compaction import UsableWindow
 from driftguard.model import FACTOR_NAMES, Session
-from driftguard.scoring.calibrated import Measures, fill_points, rot_points
+from driftguard.scoring.calibrated import (
+    Calibration,
+    Measures,
+    fill_points,
+    linear_points,
+    rot_points,
+)
 from driftguard.scoring.loops import describe_loop
 
 __all__ = ["FACTOR_LABELS", "calibrated_reasons", "recommend", "seed_reasons", "top_factors"]
@@ -33,10 +39,15 @@ NOTABLE = 10.0
 def top_factors(
     values: Mapping[str, float | None], weights: Mapping[str, float], limit: int = 2
 ) -> list[str]:
-    """The factors behind the score: the ``limit`` active factors with at least 10 points
-    that contribute most (weight × points), largest first; ties keep the design's order."""
+    """The factors behind the score: the ``limit`` active factors of positive weight with at
+    least 10 points that contribute most (weight × points), largest first; ties keep the
+    design's order. A factor of weight 0 never moves the score, so it is never named."""
     ranked = sorted(
-        (name for name in FACTOR_NAMES if (values.get(name) or 0.0) >= NOTABLE),
+        (
+            name
+            for name in FACTOR_NAMES
+            if (values.get(name) or 0.0) >= NOTABLE and weights.get(name, 0.0) > 0
+        ),
         key=lambda name: -(values.get(name) or 0.0) * weights.get(name, 0.0),
     )
     return ranked[:limit]
@@ -70,12 +81,14 @@ def _thousands(tokens: float) -> str:
 
 
 def calibrated_reasons(
-    measures: Measures, session: Session, usable: UsableWindow, g61: float
+    measures: Measures, session: Session, usable: UsableWindow, calibration: Calibration
 ) -> dict[str, str]:
-    """The evidence behind each factor, in words a user can act on, for the calibrated
-    scoring: "context 310k tokens: well past where models lose accuracy",
-    "`npm test` failed 3 times in a row"."""
+    """The evidence behind each factor, in words a user can act on and check, for the
+    calibrated scoring: "the context holds 161k tokens, 5.7k before Claude Code compacts
+    it", "the conversation has added 46k tokens of context, past the 35k that 95% of
+    successful agent runs stayed under", "`npm test` failed 3 times in a row"."""
     added = measures.conversation_tokens
+    g61 = calibration.g61
     left = max(0, usable.tokens - session.context_tokens)
     fill = fill_points(session.context_tokens, usable.tokens)
     rot = rot_points(added, g61)
@@ -88,17 +101,18 @@ def calibrated_reasons(
     else:
         where = "well past" if added >= 2 * g61 else ("past" if added >= g61 else "nearing")
         context = (
-            f"the conversation fills {_thousands(added)} tokens of context: {where} the "
-            f"{_thousands(g61)} where most models have lost much of their accuracy"
+            f"the conversation has added {_thousands(added)} tokens of context, {where} the "
+            f"{_thousands(g61)} that 95% of successful agent runs stayed under"
         )
     loop = measures.loop
-    overlap_points = measures.overlap
-    if loop is not None and loop.points > 0:
-        repetition = describe_loop(loop)
-        if overlap_points >= 0.5:
-            repetition += f", and replies share {overlap_points:.0%} of their phrases"
+    text_points = linear_points(measures.overlap, calibration.overlap61)
+    shared = f"the last replies share {measures.overlap:.0%} of their phrases"
+    if loop is None or loop.points <= 0:
+        repetition = shared
+    elif loop.points >= text_points:
+        repetition = describe_loop(loop) + (f"; {shared}" if text_points >= NOTABLE else "")
     else:
-        repetition = f"the last replies share {overlap_points:.0%} of their phrases"
+        repetition = f"{shared}; {describe_loop(loop)}"
     shrink = -measures.slope
     corrections = measures.corrections
     return {

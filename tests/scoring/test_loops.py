@@ -1,8 +1,9 @@
-"""Action loops: the same call over and over, or two calls taking turns (issue #8).
+"""Action loops going on at the latest step: the same call over and over, a failing call
+retried, or two calls taking turns (issue #8).
 
 Thresholds: OpenHands' StuckDetector (4 identical action–observation pairs, 3 identical
 failing actions, 6 steps of A-B alternation) and Gemini CLI's LoopDetectionService (5
-identical calls); a run of ``k`` scores ``100·(k−1)/(threshold−1)``.
+identical calls, reset at a new prompt); a run of ``k`` scores ``100·(k−1)/(threshold−1)``.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ CAT = bash("cat src/app.py")
 
 
 def test_four_identical_calls_with_the_same_result_are_a_loop_of_100_points() -> None:
-    loop = action_loop(run(*[(TEST, "1 failed")] * 4))
+    loop = action_loop(run(*[(TEST, "3 passed")] * 4))
     assert loop is not None
     assert (loop.kind, loop.count, loop.points) == ("same_result", 4, 100.0)
     assert describe_loop(loop) == (
@@ -80,10 +81,18 @@ def test_a_non_zero_exit_code_the_harness_wrote_marks_the_step_failed(
 
 
 def test_the_same_call_with_changing_results_counts_against_gemini_clis_five() -> None:
-    loop = action_loop(run(*[(LS, f"listing {i}") for i in range(3)]))
+    read = make_tool_call("Read", {"file_path": "/app/log.txt"})
+    loop = action_loop(run(*[(read, f"line {i}") for i in range(3)]))
     assert loop is not None
     assert (loop.kind, loop.count, loop.points) == ("same_call", 3, 50.0)
-    assert describe_loop(loop) == "`ls src` ran 3 times in a row"
+    assert describe_loop(loop) == "Read on /app/log.txt ran 3 times in a row"
+
+
+def test_a_command_s_outcome_is_its_exit_status_not_its_output() -> None:
+    # OpenHands compares a command's exit code, not the output (which holds timings)
+    loop = action_loop(run(*[(LS, f"listing at {i} ms") for i in range(4)]))
+    assert loop is not None
+    assert (loop.kind, loop.count, loop.points) == ("same_result", 4, 100.0)
 
 
 @pytest.mark.parametrize(("length", "points"), [(4, 50.0), (5, 75.0), (6, 100.0), (8, 100.0)])
@@ -94,7 +103,15 @@ def test_two_calls_alternating_score_from_four_steps_to_100_at_six(
     loop = action_loop(run(*pairs))
     assert loop is not None
     assert (loop.kind, loop.count, loop.points) == ("alternating", length, points)
-    assert describe_loop(loop) == f"`ls src` and `cat src/app.py` alternated {length} times"
+    first, second = (
+        ("`ls src`", "`cat src/app.py`")
+        if length % 2
+        else (
+            "`cat src/app.py`",
+            "`ls src`",
+        )
+    )
+    assert describe_loop(loop) == f"{first} and {second} alternated for {length} steps"
 
 
 def test_three_steps_a_b_a_are_no_loop() -> None:
@@ -105,16 +122,47 @@ def test_distinct_calls_are_no_loop() -> None:
     assert action_loop(run(*[(bash(f"echo {i}"), str(i)) for i in range(12)])) is None
 
 
-def test_a_loop_more_than_twenty_steps_ago_no_longer_counts() -> None:
-    old = run(*[(TEST, "same")] * 4)
-    later = run(*[(bash(f"echo {i}"), str(i)) for i in range(20)])
-    assert action_loop(old + later) is None
-    whole = action_loop(old + later[: 2 * 16])  # 20 steps: the whole run is in the window
-    assert whole is not None
-    assert whole.count == 4
-    partial = action_loop(old + later[: 2 * 18])  # 22 steps: two of the four are left
-    assert partial is not None
-    assert partial.count == 2
+def test_a_loop_the_agent_got_out_of_no_longer_counts() -> None:
+    looping = [m for _ in range(3) for m in step(TEST, "1 failed", error=True)]
+    assert action_loop(looping) is not None
+    fixed = [*looping, *step(TEST, "12 passed"), *step(CAT, "code")]
+    assert action_loop(fixed) is None
+
+
+def test_a_new_prompt_starts_afresh_as_gemini_cli_resets_its_detector() -> None:
+    looping = run(*[(TEST, "same")] * 4)
+    after = [ParsedMessage(role="user", content="now add pagination"), *step(TEST, "same")]
+    assert action_loop(looping + after) is None
+
+
+def test_a_failing_call_retried_between_edits_is_a_loop_until_it_passes() -> None:
+    edit = [
+        make_tool_call("Edit", {"file_path": "src/api.js", "new_string": f"v{i}"}) for i in range(5)
+    ]
+    messages: list[ParsedMessage] = []
+    for index in range(4):
+        messages += step(TEST, f"FAIL after {index}.2s", error=True)
+        messages += step(edit[index], "edited")
+    loop = action_loop(messages)
+    assert loop is not None
+    assert (loop.kind, loop.count, loop.span, loop.points) == ("retried", 4, 8, 100.0)
+    assert describe_loop(loop) == (
+        "`pytest -x tests/test_api.py` failed 4 times in the last 8 steps, never passing in between"
+    )
+    assert action_loop([*messages, *step(TEST, "12 passed")]) is None
+
+
+def test_a_run_filling_the_whole_window_is_described_as_at_least_that_long() -> None:
+    loop = action_loop([m for _ in range(30) for m in step(TEST, "boom", error=True)])
+    assert loop is not None
+    assert describe_loop(loop) == "`pytest -x tests/test_api.py` failed at least 20 times in a row"
+
+
+def test_identical_failing_runs_are_described_as_failing_not_as_the_same_result() -> None:
+    loop = action_loop([m for _ in range(4) for m in step(TEST, "1 failed", error=True)])
+    assert loop is not None
+    assert loop.kind == "failing"
+    assert describe_loop(loop) == "`pytest -x tests/test_api.py` failed 4 times in a row"
 
 
 def test_arguments_in_another_key_order_are_the_same_call() -> None:
