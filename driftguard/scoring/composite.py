@@ -178,8 +178,6 @@ def power_mean(
     weight 0 never move it; it always lies between the smallest and the largest active
     factor of positive weight (0 when no such factor exists).
     """
-    if power == 1:
-        return composite_score(weights, values)
     active = [
         (weight, value)
         for name in FACTOR_NAMES
@@ -187,12 +185,17 @@ def power_mean(
     ]
     if not active:
         return 0.0
-    if math.isinf(power):
+    low, high = min(v for _, v in active), max(v for _, v in active)
+    if power == 1:
+        mean = composite_score(weights, values)
+    elif math.isinf(power):
         heaviest = max(w for w, _ in active)
-        return max(w / heaviest * v for w, v in active)
-    total = sum(w for w, _ in active)
-    mean = math.pow(sum(w / total * math.pow(v, power) for w, v in active), 1 / power)
-    return min(max(mean, min(v for _, v in active)), max(v for _, v in active))
+        mean = max(w / heaviest * v for w, v in active)
+    else:
+        total = sum(w for w, _ in active)
+        mean = math.pow(sum(w / total * math.pow(v, power) for w, v in active), 1 / power)
+    # floating point (weights near the smallest float, say) may step outside the bounds
+    return min(max(mean, low), high)
 
 
 def combine(
