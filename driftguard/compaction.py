@@ -37,6 +37,14 @@ at ``model_auto_compact_token_limit`` from ``config.toml`` (top level; ``$CODEX_
 ``~/.codex``) when set — never beyond the 95 % cap, where it compacts anyway — else at 90 %
 of the model's window (244,800 of 272,000).
 
+**Cursor** (its composer chats, :mod:`driftguard.adapters.cursor`): Cursor summarises the
+older messages when a conversation reaches the model's context window
+(docs.cursor.com/agent/chat/summarization; a Cursor staff answer on forum.cursor.com,
+"Summarizing chat context - why?", thread 102842). No setting moves that point and no earlier
+one is documented, so the usable window is the nominal window itself. (Unconfirmed: a
+decompiled Cursor 2.3.41 build prepares *speculative* summaries from 80 % usage, a
+server-side setting; that is when a summary is drafted, not when history is replaced.)
+
 Pure rules (:func:`usable_window`) and the reader of the settings they need
 (:func:`read_compaction_settings`), which never raises for a missing or broken file.
 """
@@ -267,6 +275,14 @@ def _codex(window: int, from_file: bool, settings: Mapping[str, HostSetting]) ->
     )
 
 
+def _cursor(window: int) -> UsableWindow:
+    return UsableWindow(
+        window,
+        f"Cursor summarises when the conversation reaches the model's window of {window:,}; "
+        "no earlier point is documented, so the whole window is usable",
+    )
+
+
 def usable_window(
     cli: CliName,
     window: int,
@@ -294,6 +310,8 @@ def usable_window(
         return _claude(window, found)
     if cli == "gemini_cli":
         return _gemini(window, found)
+    if cli == "cursor":
+        return _cursor(window)
     return _codex(window, window_from_file, found)
 
 
@@ -475,4 +493,6 @@ def read_compaction_settings(
         return _claude_settings(environment, home_dir, project)
     if cli == "gemini_cli":
         return _gemini_settings(environment, home_dir, project)
+    if cli == "cursor":
+        return {}  # nothing moves Cursor's summarisation point (module docstring)
     return _codex_settings(environment, home_dir)

@@ -76,11 +76,11 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TypeGuard, cast
+from typing import TYPE_CHECKING, Any, Final, TypeGuard, cast, get_args
 
 from driftguard import paths
 from driftguard.errors import UnknownNameError
-from driftguard.model import CLI_NAMES, SCORINGS, CliName, Scoring
+from driftguard.model import SCORINGS, CliName, Scoring
 
 if sys.platform != "win32":
     import fcntl
@@ -145,9 +145,14 @@ def goal_sha256(goal: str) -> str:
     return _sha256_hex(goal)
 
 
+_KEYED_CLIS: Final[tuple[str, ...]] = get_args(CliName)
+"""Every session source a history key may name: all of :data:`~driftguard.model.CliName`,
+Cursor's chats included (not only the file-based :data:`~driftguard.model.CLI_NAMES`)."""
+
+
 def _check_cli(cli: str) -> None:
-    if cli not in CLI_NAMES:
-        raise UnknownNameError(f"unknown CLI {cli!r}; expected one of: {', '.join(CLI_NAMES)}")
+    if cli not in _KEYED_CLIS:
+        raise UnknownNameError(f"unknown CLI {cli!r}; expected one of: {', '.join(_KEYED_CLIS)}")
 
 
 def history_key(cli: CliName, session_id: str) -> str:
@@ -160,7 +165,7 @@ def history_key(cli: CliName, session_id: str) -> str:
     characters from ``[A-Za-z0-9._-]``.
 
     Raises:
-        UnknownNameError: ``cli`` is not one of :data:`driftguard.model.CLI_NAMES`.
+        UnknownNameError: ``cli`` is not a :data:`driftguard.model.CliName`.
     """
     _check_cli(cli)
     head = f"{cli}-"
@@ -180,7 +185,7 @@ def history_key_for(cli: CliName, session_id: str | None, path: str | os.PathLik
     one has ``_`` right before its last 16 characters, where this form has a hex digit.
 
     Raises:
-        UnknownNameError: ``cli`` is not one of :data:`driftguard.model.CLI_NAMES`.
+        UnknownNameError: ``cli`` is not a :data:`driftguard.model.CliName`.
     """
     if session_id:
         return history_key(cli, session_id)

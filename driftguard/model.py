@@ -24,8 +24,15 @@ __all__ = [
 ]
 
 Role = Literal["user", "assistant", "tool"]
-CliName = Literal["claude_code", "gemini_cli", "codex_cli"]
-CLI_NAMES: tuple[CliName, ...] = get_args(CliName)
+CliName = Literal["claude_code", "gemini_cli", "codex_cli", "cursor"]
+"""Every session source driftguard has an adapter for: the three coding CLIs, whose session
+files the rest of the package finds and parses, and ``"cursor"``, Cursor's composer chats in
+its SQLite stores (:mod:`driftguard.adapters.cursor`, issue #12 step 2)."""
+CLI_NAMES: tuple[CliName, ...] = ("claude_code", "gemini_cli", "codex_cli")
+"""The CLIs whose session files discovery, resolution, the resumable parsers and ``--cli``
+handle today, in that order. ``"cursor"`` is a :data:`CliName` but not yet listed here: its
+chats live in SQLite databases, not files, and join this tuple when the adapter registry of
+issue #12 step 1 wires them in."""
 
 Scoring = Literal["seed", "calibrated"]
 SCORINGS: tuple[Scoring, ...] = get_args(Scoring)

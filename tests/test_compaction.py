@@ -309,3 +309,14 @@ def test_codex_reads_its_limit_from_config_toml_under_codex_home(tmp_path: Path)
     assert (
         read_compaction_settings("codex_cli", project=None, env={"CODEX_HOME": str(tmp_path)}) == {}
     )
+
+
+# --- Cursor ------------------------------------------------------------------------------
+
+
+def test_cursors_usable_window_is_its_whole_window_with_the_reason() -> None:
+    usable = usable_window("cursor", 272_000)
+    assert usable.tokens == 272_000
+    assert "Cursor summarises" in usable.rule
+    assert "no earlier point is documented" in usable.rule
+    assert read_compaction_settings("cursor", project=None) == {}

@@ -142,7 +142,12 @@ def test_long_ids_that_share_a_long_prefix_get_distinct_bounded_keys() -> None:
 
 def test_an_unknown_cli_name_is_rejected() -> None:
     with pytest.raises(UnknownNameError, match="claude_code"):
-        history_key("cursor", "abc")  # type: ignore[arg-type]
+        history_key("aider", "abc")  # type: ignore[arg-type]
+
+
+def test_a_cursor_chat_is_keyed_by_its_composer_id() -> None:
+    composer_id = "3f2b8c1e-5d4a-4e6f-9a7b-0c1d2e3f4a5b"
+    assert history_key("cursor", composer_id) == f"cursor-{composer_id}"
 
 
 @given(st.text(), st.text())

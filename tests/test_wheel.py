@@ -73,6 +73,8 @@ def test_the_installed_wheel_imports_every_module_and_loads_every_preset(
         "driftguard.adapters.claude_code",
         "driftguard.adapters.gemini_cli",
         "driftguard.adapters.codex_cli",
+        "driftguard.adapters.cursor",
+        "driftguard.adapters.cursor._store",
         "driftguard.setup_scripts.codex_cli",
         "driftguard.scoring.factors",
         "driftguard.discovery",

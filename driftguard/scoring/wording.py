@@ -66,7 +66,12 @@ def seed_reasons(context_tokens: int, context_window: int) -> dict[str, str]:
     }
 
 
-_HOSTS = {"claude_code": "Claude Code", "gemini_cli": "Gemini CLI", "codex_cli": "Codex"}
+_HOSTS = {
+    "claude_code": "Claude Code",
+    "gemini_cli": "Gemini CLI",
+    "codex_cli": "Codex",
+    "cursor": "Cursor",
+}
 DRIFTING = 61.0
 """Points from which a factor is in the Drifting band (design §5.4)."""
 
