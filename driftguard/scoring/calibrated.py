@@ -2,9 +2,10 @@
 
 Same six factors, names and 0–100 ranges as the seed (:mod:`driftguard.scoring.factors`),
 but each one measures what goes wrong in long agent sessions and sits on a scale that
-``benchmarks/calibrate.py`` set by the rule of ``benchmarks/VALIDITY.md`` (written before
-any candidate was scored). Every constant below names its source: a paper, a CLI's own
-code, the seed, or the calibration figure that set it.
+``benchmarks/calibrate.py`` set by the rule of ``benchmarks/VALIDITY.md`` (its §5–6 record
+how the rule and the loop definitions changed after the first runs). Every constant below
+names its source: a paper, a CLI's own code, the seed, or the calibration figure that set
+it.
 
 =====================  ==============================================================
 factor                 what it measures
@@ -15,7 +16,8 @@ context_saturation     the larger of: how close the context is to the point wher
 repetition             the larger of: word-trigram overlap of the last 10 replies, and
                        an action loop going on at the latest tool call (:mod:`.loops`)
 length_collapse        least-squares slope of the last 15 reply lengths
-goal_distance          how far the latest replies moved from the goal since the first
+goal_distance          TF-IDF distance of the last 5 replies from the goal (the seed's,
+                       kept by the screen; definition g2 stays for calibration)
 uncertainty            self-corrections in the last 20 replies
 confidence_drift       rise of the hedging rate from the first to the last third
 =====================  ==============================================================
@@ -50,10 +52,10 @@ __all__ = [
 
 G0 = 8_000
 """Conversation tokens up to which context rot scores 0. Source: NoLiMa (Modarressi et al.,
-ICML 2025, Table 1): 8K is the longest *effective length* — the longest context at which a
-model keeps 85 % of its short-context score — of the 12 models tested (GPT-4o's; most
-others 1K–2K), so measurable rot begins there even for the best model
-(``benchmarks/VALIDITY.md`` rule v2, change 1)."""
+arXiv:2502.05167 v1, Table 1; ICML 2025): 8K is the longest *effective length* — the
+longest context at which a model keeps 85 % of its short-context score — of the 12 models
+tested there (GPT-4o's; most others 1K–2K), so measurable rot begins there even for the
+best model (``benchmarks/VALIDITY.md`` rule v2, change 1)."""
 
 DRIFTING = 61.0
 """Points at which a factor, or the score, enters the Drifting band (design §5.4)."""

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from driftguard.compaction import UsableWindow
 from driftguard.model import FACTOR_NAMES, Session
 from driftguard.scoring.calibrated import (
+    DRIFTING,
     Calibration,
     Measures,
     fill_points,
@@ -72,8 +73,6 @@ _HOSTS = {
     "codex_cli": "Codex",
     "cursor": "Cursor",
 }
-DRIFTING = 61.0
-"""Points from which a factor is in the Drifting band (design §5.4)."""
 
 
 def _thousands(tokens: float) -> str:
