@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 # Keep these imports light: `driftguard statusline` and `driftguard hook` run after every
 # turn of a Claude Code session (issue #5), so the engine, the adapters and numpy are
@@ -40,6 +40,15 @@ SETUP_HOSTS = ("claude_code", "gemini_cli", "codex_cli", "cursor")
 ALWAYS_EXIT_0 = ("hook", "statusline")
 """Commands the host runs: they exit 0 even on a usage error (design §10)."""
 HOOK_EVENT_NAMES = ("session-start", "stop", "user-prompt-submit")
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line (design §10, issue #11): the
+    error, and which ``--help`` lists the options; never argparse's whole usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message} (see `{self.prog} --help`)", file=sys.stderr)
+        self.exit(EXIT_BAD_INPUT)
 
 
 class _VersionAction(argparse.Action):
@@ -89,7 +98,7 @@ def _add_session_arguments(
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``driftguard`` and its subcommands."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="driftguard",
         description="Tell whether a long AI coding session has degraded, and why.",
     )
@@ -124,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument(
         "--demo", action="store_true", help="score the demo session shipped with driftguard"
     )
-    score.set_defaults(handler=_score)
+    score.set_defaults(handler=_score, parser=score)
 
     trend = commands.add_parser(
         "trend",
@@ -132,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Sparkline, peak, average and trajectory of the scores recorded so far.",
     )
     _add_session_arguments(trend)
-    trend.set_defaults(handler=_trend)
+    trend.set_defaults(handler=_trend, parser=trend)
 
     handoff = commands.add_parser(
         "handoff",
@@ -149,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="also save the pre-filled draft as .driftguard/handoff.md in the project, with "
         "a checkpoint; the next Claude Code session started there begins with it",
     )
-    handoff.set_defaults(handler=_handoff)
+    handoff.set_defaults(handler=_handoff, parser=handoff)
 
     watch = commands.add_parser(
         "watch",
@@ -161,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     _add_session_arguments(watch, json_output=False, verb="watch")
-    watch.set_defaults(handler=_watch)
+    watch.set_defaults(handler=_watch, parser=watch)
 
     statusline = commands.add_parser(
         "statusline",
@@ -178,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run your own status-line COMMAND with the same stdin and append the drift "
         "segment to its output",
     )
-    statusline.set_defaults(handler=_statusline)
+    statusline.set_defaults(handler=_statusline, parser=statusline)
 
     hook = commands.add_parser(
         "hook",
@@ -191,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     hook.add_argument("event", metavar="EVENT", help=", ".join(HOOK_EVENT_NAMES))
-    hook.set_defaults(handler=_hook)
+    hook.set_defaults(handler=_hook, parser=hook)
 
     setup = commands.add_parser(
         "setup",
@@ -237,14 +246,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="also install (with --uninstall: remove) the Claude Code status line and hooks "
         "in ~/.claude/settings.json (driftguard statusline, driftguard hook …)",
     )
-    setup.set_defaults(handler=_setup)
+    setup.set_defaults(handler=_setup, parser=setup)
 
     serve = commands.add_parser(
         "serve",
         help="run the MCP server over stdio (what hosts start; alias: driftguard-mcp)",
         description="Run the driftguard MCP server over stdio until the host closes stdin.",
     )
-    serve.set_defaults(handler=_serve)
+    serve.set_defaults(handler=_serve, parser=serve)
     return parser
 
 
@@ -261,6 +270,7 @@ def _session_for(args: argparse.Namespace) -> Iterator[tuple[Session, ResolvedBy
         with resources.as_file(demo) as path:
             yield parse_session(path, "claude_code"), "path"
         return
+    _check_project(args)
     if args.path is not None:
         yield parse_session(Path(args.path), args.cli), "path"
         return
@@ -268,6 +278,22 @@ def _session_for(args: argparse.Namespace) -> Iterator[tuple[Session, ResolvedBy
     resolved = resolve_session(None, project=Path(project), only=args.cli)
     _warn(resolved.warnings)
     yield parse_session(resolved.path, resolved.cli), resolved.resolved_by
+
+
+def _check_project(args: argparse.Namespace) -> None:
+    """``--project DIR`` must name an existing folder (issue #11: a typo is named as such,
+    not reported as a project without sessions).
+
+    Raises:
+        DriftguardError: it does not exist, or is not a folder.
+    """
+    project: Path | None = getattr(args, "project", None)
+    if project is None:
+        return
+    if not project.exists():
+        raise DriftguardError(f"--project {project}: no such folder")
+    if not project.is_dir():
+        raise DriftguardError(f"--project {project}: not a folder")
 
 
 def _warn(lines: Sequence[str]) -> None:
@@ -409,6 +435,7 @@ def _handoff(args: argparse.Namespace) -> int:
 def _watch(args: argparse.Namespace) -> int:
     from driftguard.watch import Watcher, WatchTarget
 
+    _check_project(args)
     target = WatchTarget(
         path=Path(args.path) if args.path is not None else None,
         project=Path(args.project) if args.project is not None else Path.cwd(),
@@ -517,7 +544,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(arguments)
+        args, unknown = parser.parse_known_args(arguments)
+        if unknown:  # said by the command's own parser, so its --help is the one named
+            command_parser: argparse.ArgumentParser = getattr(args, "parser", parser)
+            command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exc:
         if arguments and arguments[0] in ALWAYS_EXIT_0 and exc.code not in (0, None):
             return EXIT_OK  # argparse already said what was wrong on stderr
@@ -533,6 +563,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"; pass --cli ({', '.join(CLI_NAMES)})" if isinstance(exc, UnknownFormatError) else ""
         )
         print(f"driftguard: error: {exc}{hint}", file=sys.stderr)
+        for detail in exc.details:
+            print(f"  {detail}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         # The reader (``| head``) went away: not an error. Point stdout at devnull so the

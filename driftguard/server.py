@@ -253,7 +253,7 @@ def _as_tool_error() -> Iterator[None]:
     try:
         yield
     except DriftguardError as exc:
-        raise ToolError(str(exc)) from exc
+        raise ToolError(exc.full_text()) from exc
 
 
 @dataclass(frozen=True)
@@ -556,7 +556,7 @@ def create_server() -> MCPServer[ServerState]:
         except DriftguardError as exc:
             # Prompts have no error result: a protocol error carries the message, which the
             # SDK would otherwise replace with "Error rendering prompt".
-            raise MCPError(INVALID_PARAMS, str(exc)) from exc
+            raise MCPError(INVALID_PARAMS, exc.full_text()) from exc
         return handoff.prompt
 
     return server

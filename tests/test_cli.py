@@ -138,11 +138,53 @@ def test_a_bad_project_config_exits_2_naming_the_file(
     assert config.read_text(encoding="utf-8") == "{not json"
 
 
-def test_an_unknown_flag_value_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unknown_flag_value_is_a_usage_error_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["score", "--cli", "cursor"])
     assert exit_info.value.code == 2
-    assert "invalid choice" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("driftguard score: error: argument --cli: invalid choice: 'cursor'")
+    assert err.endswith("(see `driftguard score --help`)\n")
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["score", "--bogus"], "driftguard score: error: unrecognized arguments: --bogus"),
+        (["trend", "-x"], "driftguard trend: error: unrecognized arguments: -x"),
+        (["--bogus"], "driftguard: error: unrecognized arguments: --bogus"),
+        (["score", "--preset"], "driftguard score: error: argument --preset: expected one"),
+    ],
+)
+def test_a_bad_flag_gives_one_line_naming_the_commands_help_not_the_usage(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert err.startswith(said)
+    assert "usage:" not in err
+
+
+def test_a_project_folder_that_does_not_exist_is_named_as_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "no-such-project"
+    for command in ("score", "trend", "handoff", "watch"):
+        assert main([command, "--project", str(missing)]) == 2
+        assert capsys.readouterr().err == (
+            f"driftguard: error: --project {missing}: no such folder\n"
+        )
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x", encoding="utf-8")
+    assert main(["score", "--project", str(a_file)]) == 2
+    assert capsys.readouterr().err == f"driftguard: error: --project {a_file}: not a folder\n"
 
 
 def test_without_path_the_newest_session_of_the_current_project_is_scored(
@@ -179,9 +221,16 @@ def test_without_any_session_the_error_says_where_it_looked(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["score"]) == 2
-    err = capsys.readouterr().err
-    assert ".claude" in err
-    assert ".codex" in err
+    first, *places = capsys.readouterr().err.splitlines()
+    assert first == f"driftguard: error: no session found for {tmp_path}; looked in:"
+    assert [place.split(":")[0] for place in places] == [
+        "  Claude Code",
+        "  Claude Code",
+        "  Gemini CLI",
+        "  Codex CLI",
+    ]
+    assert ".claude" in places[0]
+    assert ".codex" in places[-1]
 
 
 def test_demo_scores_a_session_that_is_not_fresh(capsys: pytest.CaptureFixture[str]) -> None:
