@@ -178,8 +178,6 @@ def power_mean(
     weight 0 never move it; it always lies between the smallest and the largest active
     factor of positive weight (0 when no such factor exists).
     """
-    if power == 1:
-        return composite_score(weights, values)
     active = [
         (weight, value)
         for name in FACTOR_NAMES
@@ -187,6 +185,10 @@ def power_mean(
     ]
     if not active:
         return 0.0
+    if power == 1:
+        # Clamped: with subnormal weights (5e-324) Σ wᵢ·fᵢ / Σ wᵢ rounds outside its factors.
+        mean = composite_score(weights, values)
+        return min(max(mean, min(v for _, v in active)), max(v for _, v in active))
     if math.isinf(power):
         heaviest = max(w for w, _ in active)
         return max(w / heaviest * v for w, v in active)

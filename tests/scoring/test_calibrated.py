@@ -11,7 +11,7 @@ import math
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from driftguard.adapters._common import make_tool_call
@@ -174,6 +174,12 @@ factor_values = st.one_of(st.none(), st.floats(min_value=0.0, max_value=100.0))
     ),
     form=st.sampled_from(["A", "B"]),
     power=st.sampled_from([1.0, 2.0, 4.0, 8.0, math.inf]),
+)
+@example(  # a subnormal weight: the plain weighted mean gave 2.0 for one factor of 1.5
+    values=dict.fromkeys(FACTOR_NAMES) | {"goal_distance": 1.5},
+    weights=dict.fromkeys(FACTOR_NAMES, 0.0) | {"goal_distance": 5e-324},
+    form="A",
+    power=1.0,
 )
 def test_the_composite_lies_between_the_smallest_and_largest_weighted_active_factor(
     values: dict[str, float | None], weights: dict[str, float], form: str, power: float
