@@ -111,11 +111,24 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Score a Claude Code, Gemini CLI or Codex CLI session for drift (0-100). "
             "Without PATH, the current session of the project directory is scored. "
-            "Each score is recorded in the session's history (see `driftguard trend`)."
+            "Each score of a session file in a session folder is recorded in its history "
+            "(see `driftguard trend`), except try-outs with another --preset or a --goal "
+            "that is not kept."
         ),
     )
     _add_session_arguments(score)
-    score.add_argument("--goal", metavar="TEXT", help="the session's goal, for goal distance")
+    score.add_argument(
+        "--goal",
+        metavar="TEXT",
+        help="the session's goal, for goal distance, for this score only (with --keep-goal "
+        'also for later scores); --goal "" scores without the remembered goal',
+    )
+    score.add_argument(
+        "--keep-goal",
+        action="store_true",
+        help="remember --goal for the session (get_drift, the hooks and later scores use it); "
+        'with --goal "" forget the remembered one',
+    )
     score.add_argument(
         "--preset",
         choices=PRESET_NAMES,
@@ -134,6 +147,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--demo", action="store_true", help="score the demo session shipped with driftguard"
     )
     score.set_defaults(handler=_score, parser=score)
+
+    goal = commands.add_parser(
+        "goal",
+        help="show, set or forget the goal remembered for a session",
+        description=(
+            "Show the goal remembered for the session (set by get_drift's goal, by "
+            "`driftguard score --goal TEXT --keep-goal` or by --set), and when it was set; "
+            "--clear forgets it, --set TEXT replaces it. Only session files in a session "
+            "folder have one."
+        ),
+    )
+    _add_session_arguments(goal)
+    goal_action = goal.add_mutually_exclusive_group()
+    goal_action.add_argument(
+        "--set", metavar="TEXT", help="remember TEXT as the session's goal (after the secret gate)"
+    )
+    goal_action.add_argument("--clear", action="store_true", help="forget the remembered goal")
+    goal.set_defaults(handler=_goal, parser=goal)
 
     trend = commands.add_parser(
         "trend",
@@ -329,9 +360,9 @@ def _context_window(text: str) -> int:
 def _score(args: argparse.Namespace) -> int:
     from driftguard import engine
     from driftguard.history import GuardedHistoryStore
-    from driftguard.scoring import render_text, to_json_dict
-    from driftguard.scoring.report import render_session_line
 
+    if args.keep_goal and args.goal is None:
+        raise DriftguardError('--keep-goal keeps the --goal given with it: add --goal "…"')
     store = GuardedHistoryStore()
     with _session_for(args) as (session, resolved_by):
         outcome = engine.drift(
@@ -339,34 +370,97 @@ def _score(args: argparse.Namespace) -> int:
             project=_config_project(args, session),
             store=store,
             goal=args.goal,
+            keep_goal=args.keep_goal,
             preset=args.preset,
             resolved_by=resolved_by,
             context_window=args.context_window,
-            record=not args.demo,
         )
     _warn([*outcome.config.warnings, *store.notes])
-    report = outcome.report
     if args.json:
-        print(json.dumps(to_json_dict(report), indent=2, ensure_ascii=False))
+        print(json.dumps(outcome.to_json(), indent=2, ensure_ascii=False))
     else:
-        print(render_text(report))
-        print(render_session_line(report))
+        print(outcome.to_text("cli"))
+    return EXIT_OK
+
+
+def _goal(args: argparse.Namespace) -> int:
+    from driftguard import engine
+    from driftguard.config import load_config
+    from driftguard.history import GuardedHistoryStore
+    from driftguard.scoring.report import iso_utc
+
+    store = GuardedHistoryStore()
+    with _session_for(args) as (session, _):
+        config = load_config(_config_project(args, session))
+        if not engine.in_session_folder(session, config):
+            raise DriftguardError(
+                f"{session.path}: not in a session folder, so it has no remembered goal "
+                "(add its folder to sessionFolders in the config to give it one)"
+            )
+        key = engine.history_key(session)
+        if args.clear:
+            store.clear_goal(key)
+        elif args.set is not None:
+            gated = engine.gated_goal(args.set)
+            if gated is None:
+                raise DriftguardError(
+                    "--set: no goal left to remember (empty, or withheld whole by the "
+                    "secret gate); use --clear to forget the goal"
+                )
+            store.save_goal(key, gated)
+        goal = engine.remembered_goal(session, store)
+    _warn([*config.warnings, *store.notes])
+    if store.notes:
+        raise DriftguardError("the goal store could not be used (see the warning above)")
+    where = f"{session.cli} · {session.path}"
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "goal": goal.text if goal is not None else None,
+                    "goal_set_at": iso_utc(goal.set_at)
+                    if goal is not None and goal.set_at is not None
+                    else None,
+                    "session": {
+                        "cli": session.cli,
+                        "path": session.path,
+                        "session_id": session.session_id,
+                    },
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
+    elif goal is None:
+        done = "Forgot the goal. " if args.clear else ""
+        print(f"{done}No goal is remembered for this session ({where}).")
+    else:
+        when = f", set {iso_utc(goal.set_at)}" if goal.set_at is not None else ""
+        done = "Remembered. " if args.set is not None else ""
+        print(f"{done}Goal: “{goal.text}”{when} ({where}).")
     return EXIT_OK
 
 
 def _trend(args: argparse.Namespace) -> int:
     from driftguard import engine
     from driftguard.history import GuardedHistoryStore
-    from driftguard.trend import render_trend_text
+    from driftguard.scoring.report import render_session_line
+    from driftguard.trend import render_trend_text, trend_json
 
     store = GuardedHistoryStore()
-    with _session_for(args) as (session, _):
-        trend = engine.trend(session, project=_config_project(args, session), store=store)
+    with _session_for(args) as (session, resolved_by):
+        project = _config_project(args, session)
+        outcome = engine.drift(
+            session, project=project, store=store, resolved_by=resolved_by, record=False
+        )
+        trend = engine.trend(session, project=project, store=store)
     _warn(store.notes)
     if args.json:
-        print(json.dumps(asdict(trend), indent=2, ensure_ascii=False))
+        result = {**trend_json(trend), "session": outcome.to_json()["session"]}
+        print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
-        print(render_trend_text(trend))
+        print(render_trend_text(trend, "cli"))
+        print(render_session_line(outcome.report))
     return EXIT_OK
 
 

@@ -46,9 +46,9 @@ from driftguard.history import GuardedHistoryStore, HistoryStore
 from driftguard.incremental import SessionCache
 from driftguard.model import Session
 from driftguard.resolve import ResolvedSession, project_dir, resolve_session, start_projects
-from driftguard.scoring import DriftReport, render_text, to_json_dict
+from driftguard.scoring import DriftReport, to_json_dict
 from driftguard.scoring.report import render_session_line
-from driftguard.trend import Trend, render_trend_text
+from driftguard.trend import Trend, render_trend_text, trend_json
 
 __all__ = ["SERVER_NAME", "create_server", "main"]
 
@@ -165,42 +165,65 @@ class ActionLoopInfo(BaseModel):
 
 
 class DriftResult(BaseModel):
-    """The drift report of design §5.5, plus the goal that was used."""
+    """The drift report of design §5.5 — the same object as ``driftguard score --json``
+    (issue #11), recommendation first — plus ``text`` and ``notes``."""
 
+    recommendation: str = Field(
+        description="What to do now (carry on, start fresh soon, start fresh now) and why."
+    )
     score: int = Field(ge=0, le=100, description="Drift score, 0-100 points.")
     state: Literal["fresh", "warming", "drifting", "polluted"]
     factors: Factors
     weights: dict[str, float] = Field(
-        description="Weights applied, normalised over active factors."
+        description="Weights applied, normalised over active factors (4 decimals)."
     )
     messages: int = Field(description="User + assistant messages the model still remembers.")
     handoff_suggested: bool
-    recommendation: str
     session: SessionInfo
     scoring: Literal["seed", "calibrated"] = Field(description="The scoring that made the score.")
     preset: str | None = Field(description="The preset whose weights were used.")
     loop: ActionLoopInfo | None = Field(description="The strongest tool-call loop, if any.")
     goal: str | None = Field(description="The goal used for goal distance (given or remembered).")
+    goal_source: Literal["given", "remembered"] | None = Field(
+        description="Where the goal came from: given in this call, or remembered from an "
+        "earlier one; null without a goal."
+    )
+    goal_set_at: str | None = Field(
+        description="When the remembered goal was given (ISO 8601 UTC); null without one."
+    )
+    goal_kept: bool = Field(description="Later calls without a goal use this goal.")
+    recorded: bool = Field(description="The score was recorded for get_trend.")
+    not_recorded_reason: str | None = Field(description="Why the score was not recorded.")
     text: str = Field(
-        description="The report as readable text: recommendation, factor bars, score, file."
+        description="The report as readable text: recommendation, factor bars, score, goal, file."
     )
     notes: list[str] = Field(default_factory=list, description=NOTES_DESCRIPTION)
 
 
 class TrendResult(BaseModel):
-    """How the session's drift score moved over the snapshots get_drift recorded."""
+    """How the session's drift score moved over the snapshots get_drift recorded — the
+    same object as ``driftguard trend --json`` (issue #11), plus ``text`` and ``notes``."""
 
-    snapshots: int = Field(description="How many snapshots the history holds.")
+    snapshots: int = Field(description="How many snapshots the trend is drawn from.")
     scores: list[int] = Field(description="The score of each snapshot, oldest first, 0-100.")
     sparkline: str | None = Field(description="One ▁▂▃▄▅▆▇█ cell per score, from 3 snapshots.")
     peak: int | None = Field(description="The highest score, 0-100.")
     average: float | None = Field(description="The mean score, 0-100.")
     latest_score: int | None
     latest_state: Literal["fresh", "warming", "drifting", "polluted"] | None
-    trajectory: Literal["climbing", "falling", "stable"] = Field(
-        description="Over the last 5 snapshots: a rise of ≥ 10 points climbs, a fall of ≥ 10 falls."
+    trajectory: Literal["climbing", "falling", "stable"] | None = Field(
+        description="Over the last 5 snapshots: a rise of ≥ 10 points climbs, a fall of ≥ 10 "
+        "falls; null below 2 snapshots."
     )
+    trajectory_delta: int = Field(description="Last minus first score of those snapshots.")
     handoff_suggested: bool = Field(description="The latest score reached the warn threshold.")
+    warn_threshold: int = Field(description="The score from which a handoff is suggested.")
+    set_aside: int = Field(
+        description="Recorded snapshots made with another scoring, preset or goal, left out."
+    )
+    not_recorded_reason: str | None = Field(
+        description="Why this session file has no history at all, else null."
+    )
     session: SessionInfo
     text: str = Field(description="The trend as readable text.")
     notes: list[str] = Field(default_factory=list, description=NOTES_DESCRIPTION)
@@ -258,11 +281,15 @@ def _as_tool_error() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class _Loaded:
-    """A parsed session, how it was found, and the project whose config applies."""
+    """A parsed session, how it was found, the project whose config applies, and the
+    folders a ``session`` argument was allowed in (empty when none was given): they count
+    as session folders for the history too, even when ``project``'s config lists other
+    ones."""
 
     session: Session
     resolved: ResolvedSession
     project: Path
+    folders: tuple[Path, ...] = ()
 
 
 def _readable_folders() -> list[Path]:
@@ -291,7 +318,7 @@ def _load(ctx: Context[ServerState, Any], session: str | None) -> _Loaded:
     project = project_dir()
     if resolved.resolved_by == "argument" and parsed.cwd and Path(parsed.cwd).is_dir():
         project = Path(parsed.cwd)
-    return _Loaded(parsed, resolved, project)
+    return _Loaded(parsed, resolved, project, tuple(folders or ()))
 
 
 def _call_store(ctx: Context[ServerState, Any]) -> GuardedHistoryStore:
@@ -368,19 +395,14 @@ async def _lifespan(_server: MCPServer[ServerState]) -> AsyncIterator[ServerStat
 def _trend_result(
     trend: Trend, report: DriftReport, note: str | None, notes: list[str]
 ) -> TrendResult:
-    return TrendResult(
-        snapshots=len(trend.scores),
-        scores=list(trend.scores),
-        sparkline=trend.sparkline,
-        peak=trend.peak,
-        average=trend.average,
-        latest_score=trend.latest_score,
-        latest_state=trend.latest_state,
-        trajectory=trend.trajectory,
-        handoff_suggested=trend.handoff_hint,
-        session=_session_info(report, note),
-        text=_with_notes(render_trend_text(trend), notes),
-        notes=notes,
+    text = f"{render_trend_text(trend, 'mcp')}\n{render_session_line(report)}"
+    return TrendResult.model_validate(
+        {
+            **trend_json(trend),
+            "session": _session_info(report, note),
+            "text": _with_notes(text, notes),
+            "notes": notes,
+        }
     )
 
 
@@ -439,22 +461,21 @@ def create_server() -> MCPServer[ServerState]:
                 loaded.session,
                 project=loaded.project,
                 store=store,
-                goal=goal,
+                goal=goal if goal is not None and goal.strip() else None,
                 resolved_by=loaded.resolved.resolved_by,
+                more_folders=loaded.folders,
             )
-        report = outcome.report
         note = loaded.resolved.note
         notes = _notes(loaded, store)
-        text = f"{render_text(report)}\n{render_session_line(report)}"
+        text = outcome.to_text("mcp")
         if note:
             text += f"\nNote: {note}."
         text = _with_notes(text, notes)
-        payload = to_json_dict(report)
+        payload = outcome.to_json()
         result = DriftResult.model_validate(
             {
                 **payload,
-                "session": _session_info(report, note),
-                "goal": outcome.goal,
+                "session": _session_info(outcome.report, note),
                 "text": text,
                 "notes": notes,
             }
@@ -535,7 +556,9 @@ def create_server() -> MCPServer[ServerState]:
                 resolved_by=loaded.resolved.resolved_by,
                 record=False,
             )
-            trend = engine.trend(loaded.session, project=loaded.project, store=store)
+            trend = engine.trend(
+                loaded.session, project=loaded.project, store=store, more_folders=loaded.folders
+            )
         result = _trend_result(trend, outcome.report, loaded.resolved.note, _notes(loaded, store))
         return _result(result.text, result)
 
