@@ -187,7 +187,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--write",
         action="store_true",
         help="also save the pre-filled draft as .driftguard/handoff.md in the project, with "
-        "a checkpoint; the next Claude Code session started there begins with it",
+        "a checkpoint; the next Claude Code session started there begins with it (a "
+        "handoff.md someone completed is kept as .driftguard/handoff-<UTC time>.md)",
+    )
+    handoff.add_argument(
+        "--replace",
+        action="store_true",
+        help="with --write: also replace a completed handoff.md that still waits for the "
+        "next session (it is kept as .driftguard/handoff-<UTC time>.md)",
     )
     handoff.set_defaults(handler=_handoff, parser=handoff)
 
@@ -479,6 +486,8 @@ def _handoff(args: argparse.Namespace) -> int:
     from driftguard.history import GuardedHistoryStore
     from driftguard.scoring import to_json_dict
 
+    if args.replace and not args.write:
+        raise DriftguardError("--replace replaces a saved handoff: add --write")
     store = GuardedHistoryStore()
     with _session_for(args) as (session, resolved_by):
         project = _config_project(args, session)
@@ -501,7 +510,7 @@ def _handoff(args: argparse.Namespace) -> int:
     saved = None
     if target is not None:
         try:
-            saved = save_handoff(target, handoff, report)
+            saved = save_handoff(target, handoff, report, replace=args.replace)
         except OSError as exc:
             raise DriftguardError(f"cannot write the handoff in {target}: {exc}") from exc
     if args.json:
@@ -511,10 +520,15 @@ def _handoff(args: argparse.Namespace) -> int:
                 "handoff": str(saved.handoff),
                 "checkpoint": str(saved.checkpoint),
                 "record": saved.record,
+                "kept": str(saved.kept) if saved.kept is not None else None,
             }
         print(json.dumps(result, indent=2))
         return EXIT_OK
     if saved is not None:
+        if saved.kept is not None:
+            print(
+                f"The handoff.md that was there had been completed: kept as {saved.kept}, not lost."
+            )
         print(f"Saved the handoff draft to {saved.handoff} (checkpoint: {saved.checkpoint}).")
         print(
             f"The next Claude Code session started in {target} begins with it (hooks from "

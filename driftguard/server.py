@@ -249,6 +249,11 @@ class HandoffResult(BaseModel):
     checkpoint: str | None = Field(
         default=None, description="save_handoff: the JSON checkpoint saved with it."
     )
+    kept: str | None = Field(
+        default=None,
+        description="save_handoff: where the handoff.md that someone had completed was kept "
+        "before the new draft replaced it; else null.",
+    )
     notes: list[str] = Field(default_factory=list, description=NOTES_DESCRIPTION)
 
 
@@ -425,6 +430,7 @@ def _handoff_result(
         session=_session_info(report, note),
         saved_to=str(saved.handoff) if saved is not None else None,
         checkpoint=str(saved.checkpoint) if saved is not None else None,
+        kept=str(saved.kept) if saved is not None and saved.kept is not None else None,
         notes=notes,
     )
 
@@ -487,6 +493,7 @@ def create_server() -> MCPServer[ServerState]:
         session: str | None,
         write: bool,
         roots: ListRootsResult | None = None,
+        replace: bool = False,
     ) -> CallToolResult:
         notes: list[str] = []
         store = _call_store(ctx)
@@ -513,9 +520,11 @@ def create_server() -> MCPServer[ServerState]:
             saved = None
             if target is not None:
                 try:
-                    saved = save_handoff(target, handoff, report)
+                    saved = save_handoff(target, handoff, report, replace=replace)
                 except OSError as exc:
                     raise DriftguardError(f"cannot write the handoff in {target}: {exc}") from exc
+        if saved is not None and saved.kept is not None:
+            notes.append(f"the handoff.md that was there had been completed: kept as {saved.kept}")
         result = _handoff_result(handoff, report, saved, loaded.resolved.note, notes)
         return _result(_with_notes(handoff.prompt, notes), result)
 
@@ -532,13 +541,22 @@ def create_server() -> MCPServer[ServerState]:
     def save_handoff_tool(
         ctx: Context[ServerState, Any],
         session: SessionArg = None,
+        replace: Annotated[
+            bool,
+            Field(
+                description="Replace a handoff.md someone completed that still waits for the "
+                "next session (it is kept as .driftguard/handoff-<UTC time>.md). Without it, "
+                "such a handoff is not replaced and the call fails saying so."
+            ),
+        ] = False,
         roots: Annotated[ListRootsResult | None, Resolve(_client_roots)] = None,
     ) -> Annotated[CallToolResult, HandoffResult]:
         """Like get_handoff, but first saves the pre-filled draft as .driftguard/handoff.md in
         the project (with a checkpoint), so that the next session started there begins with
         it; then complete that file in place as the returned instructions say. A session of
-        another folder than the project is not saved: its handoff comes back as text."""
-        return _handoff(ctx, session, write=True, roots=roots)
+        another folder than the project is not saved: its handoff comes back as text. A
+        handoff.md someone completed is never lost: it is kept as handoff-<UTC time>.md."""
+        return _handoff(ctx, session, write=True, roots=roots, replace=replace)
 
     @server.tool(title="Session drift trend", annotations=READ_ONLY)
     def get_trend(
