@@ -274,8 +274,9 @@ def render_trend_text(trend: Trend, audience: Audience = "mcp") -> str:
         lines.append("1 snapshot so far; the trajectory needs at least 2.")
     else:
         window = min(count, TRAJECTORY_WINDOW)
+        points = "point" if abs(trend.trajectory_delta) == 1 else "points"
         lines.append(
-            f"{count} snapshots; {trend.trajectory_delta:+d} points over the last {window}."
+            f"{count} snapshots; {trend.trajectory_delta:+d} {points} over the last {window}."
         )
     if aside:
         lines.append(aside)

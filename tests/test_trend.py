@@ -220,6 +220,12 @@ def test_the_text_of_a_single_snapshot_says_the_trajectory_needs_two_and_not_sta
     assert "stable" not in text
 
 
+def test_one_point_of_movement_is_said_in_the_singular() -> None:
+    assert render_trend_text(compute_trend(snaps(15, 16), 60)).splitlines()[1] == (
+        "2 snapshots; +1 point over the last 2."
+    )
+
+
 def test_the_text_of_two_snapshots_has_no_sparkline() -> None:
     text = render_trend_text(compute_trend(snaps(15, 16), 60))
     assert text.splitlines()[0] == "15 → 16 · peak 16 · avg 15.5 · stable · latest fresh"
