@@ -394,7 +394,7 @@ def _goal(args: argparse.Namespace) -> int:
     from driftguard import engine
     from driftguard.config import load_config
     from driftguard.history import GuardedHistoryStore
-    from driftguard.scoring.report import iso_utc
+    from driftguard.scoring.report import iso_utc, when_utc
 
     store = GuardedHistoryStore()
     with _session_for(args) as (session, _):
@@ -442,7 +442,7 @@ def _goal(args: argparse.Namespace) -> int:
         done = "Forgot the goal. " if args.clear else ""
         print(f"{done}No goal is remembered for this session ({where}).")
     else:
-        when = f", set {iso_utc(goal.set_at)}" if goal.set_at is not None else ""
+        when = f", set {when_utc(goal.set_at)}" if goal.set_at is not None else ""
         done = "Remembered. " if args.set is not None else ""
         print(f"{done}Goal: “{goal.text}”{when} ({where}).")
     return EXIT_OK

@@ -178,14 +178,14 @@ def drift(
         UnknownNameError: ``preset`` names no shipped preset.
     """
     config = load_config(project, preset=preset)
-    window, window_source = _window(session, config, context_window)
+    kept_here = in_session_folder(session, config, more_folders)
+    window, window_source = _window(session, config, context_window, use_host=kept_here)
     usable = usable_window(
         session.cli,
         window or session.context_window,
         settings=read_compaction_settings(session.cli, project=project),
         window_from_file=window is None,
     )
-    kept_here = in_session_folder(session, config, more_folders)
     remembered = remembered_goal(session, store) if kept_here else None
     goal_use, goal_try_out = _choose_goal(
         session, store, goal, remembered, keep=keep_goal and record and kept_here
@@ -273,14 +273,18 @@ def _try_out(
     return goal_try_out
 
 
-def _window(session: Session, config: Config, flag: int | None) -> tuple[int | None, WindowSource]:
+def _window(
+    session: Session, config: Config, flag: int | None, *, use_host: bool
+) -> tuple[int | None, WindowSource]:
     """The nominal window that overrides the session's own, and where it came from
-    (``None`` and ``"file"``: the session's own)."""
+    (``None`` and ``"file"``: the session's own). ``use_host``: the window Claude Code last
+    reported for the session id may apply (not for a file outside the session folders,
+    which may be a copy carrying another session's id)."""
     if flag is not None and flag > 0:
         return flag, "flag"
     if config.context_window is not None:
         return config.context_window, "config"
-    if session.cli == "claude_code" and session.session_id:
+    if use_host and session.cli == "claude_code" and session.session_id:
         host = read_host_window(session.session_id)
         if host is not None and host > 0:
             return host, "host"

@@ -5,6 +5,7 @@ and throwaway files never reach the history or pick up a remembered goal."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -96,8 +97,10 @@ def test_the_goal_command_shows_sets_and_clears_the_remembered_goal(
     transcript: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run(capsys, "goal").startswith("No goal is remembered for this session (claude_code")
-    assert run(capsys, "goal", "--set", "import CSV files").startswith(
-        "Remembered. Goal: “import CSV files”, set 20"
+    assert re.fullmatch(
+        r"Remembered\. Goal: “import CSV files”, set 20\d\d-\d\d-\d\d \d\d:\d\d UTC "
+        r"\(claude_code · .+\)\.\n",
+        run(capsys, "goal", "--set", "import CSV files"),
     )
     shown = json.loads(run(capsys, "goal", "--json"))
     assert shown["goal"] == "import CSV files"
@@ -192,6 +195,19 @@ def test_a_file_in_a_folder_of_session_folders_is_recorded(
     )
     assert report(capsys, str(kept))["recorded"] is True
     assert json.loads(run(capsys, "trend", "--json", str(kept)))["snapshots"] == 1
+
+
+def test_a_copy_never_takes_the_context_window_the_host_reported_for_the_original(
+    transcript: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from driftguard.livecache import write_host_window
+
+    write_host_window(SESSION_ID, 1_000_000)  # Claude Code's status line said so
+    assert report(capsys)["session"]["context_window_source"] == "host"
+    copy = tmp_path / "copy.jsonl"
+    shutil.copy(transcript, copy)
+    session = report(capsys, str(copy))["session"]
+    assert (session["context_window_source"], session["context_window"]) == ("file", 200_000)
 
 
 def test_a_preset_sweep_leaves_the_trend_of_the_session_as_it_was(

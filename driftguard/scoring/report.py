@@ -35,6 +35,7 @@ __all__ = [
     "render_session_line",
     "render_text",
     "to_json_dict",
+    "when_utc",
 ]
 
 BAR_CELLS = 10
@@ -170,6 +171,23 @@ def _shown_factors(report: DriftReport) -> list[str]:
     ]
 
 
+def _hidden_factors(report: DriftReport, names: list[str]) -> str:
+    """``length collapse 9.3; uncertainty and confidence drift 0``: the factors left out
+    of the bars, those above 0 with their value, the rest named together."""
+    values = {name: display_round(report.factors[name] or 0.0) for name in names}
+    listed = [f"{FACTOR_LABELS[name]} {value:.1f}" for name, value in values.items() if value]
+    zero = [FACTOR_LABELS[name] for name, value in values.items() if not value]
+    if zero:
+        together = zero[0] if len(zero) == 1 else f"{', '.join(zero[:-1])} and {zero[-1]}"
+        listed.append(f"{together} 0")
+    return "; ".join(listed)
+
+
+def when_utc(ts: float) -> str:
+    """``ts`` (seconds since the epoch) for people: ``2026-11-30 10:02 UTC``."""
+    return f"{iso_utc(ts)[:16].replace('T', ' ')} UTC"
+
+
 def render_text(report: DriftReport, *, audience: Audience = "cli") -> str:
     """The design §5.5 text report: recommendation, factor bars (then the active factors
     left out, all below 10 points, in one line), the score line with its state, and the
@@ -186,11 +204,7 @@ def render_text(report: DriftReport, *, audience: Audience = "cli") -> str:
             )
         hidden = [name for name in _active_ranked(report) if name not in shown]
         if hidden:
-            listed = ", ".join(
-                f"{FACTOR_LABELS[name]} {display_round(report.factors[name] or 0.0):.1f}"
-                for name in hidden
-            )
-            lines.append(f"  (others below 10: {listed})")
+            lines.append(f"  (others below 10: {_hidden_factors(report, hidden)})")
         lines.append("")
     lines.append(
         f"Score: {report.score}/100 ({report.state}) · {plural(report.messages, 'message')}"
@@ -212,7 +226,7 @@ def render_goal_line(goal: GoalUse | None, audience: Audience, *, keepable: bool
         )
         return f"Goal: none, so goal distance is left out; {how}."
     shown = textwrap.shorten(goal.text, GOAL_CHARS_SHOWN, placeholder="…")
-    when = f"{iso_utc(goal.set_at)[:16].replace('T', ' ')} UTC" if goal.set_at is not None else None
+    when = when_utc(goal.set_at) if goal.set_at is not None else None
     if goal.source == "remembered":
         where = f"remembered from an earlier call ({when})" if when else "remembered"
         if audience == "cli":

@@ -211,9 +211,7 @@ def test_text_report_leads_with_the_recommendation_and_shows_bars() -> None:
     assert "██████████" in lines[2]
     assert lines[3].split()[:2] == ["context", "saturation"]
     assert "████████░░" in lines[3]
-    assert lines[4] == (
-        "  (others below 10: length collapse 0.0, uncertainty 0.0, confidence drift 0.0)"
-    )
+    assert lines[4] == ("  (others below 10: length collapse, uncertainty and confidence drift 0)")
     assert f"Score: {report.score}/100 ({report.state}) · 20 messages" in lines
     assert lines[-1].startswith("→ Run `driftguard handoff --write`")
     assert render_text(report, audience="mcp").splitlines()[-1].startswith("→ Call get_handoff()")
