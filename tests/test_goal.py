@@ -241,3 +241,24 @@ def test_a_goal_try_out_leaves_no_snapshot_and_a_kept_goal_starts_a_new_trend(
     text = run(capsys, "trend")
     assert "1 earlier snapshot made with another scoring, preset or goal" in text
     assert "stable" not in text
+
+
+def test_trend_on_the_command_line_tells_the_user_what_to_run_and_names_the_session(
+    transcript: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, session_line = run(capsys, "trend").splitlines()
+    assert first == "No scores recorded yet for this session: run `driftguard score` to record one."
+    assert session_line.startswith(f"Session: claude_code · {transcript} · ")
+    assert session_line.endswith("· resolved by newest in project")
+    scored = report(capsys)
+    score, state = scored["score"], scored["state"]
+    lines = run(capsys, "trend").splitlines()
+    assert lines[:2] == [
+        f"{score} · peak {score} · avg {score:.1f} · latest {state}",
+        "1 snapshot so far; the trajectory needs at least 2.",
+    ]
+    assert lines[2] == (  # the transcript repeats itself: 84 points, past the threshold
+        f"→ Latest score {score} ≥ warn threshold 61: run `driftguard handoff --write` and "
+        "start a fresh session."
+    )
+    assert lines[3].startswith(f"Session: claude_code · {transcript} · ")
