@@ -156,8 +156,11 @@ def drift(
     (``--goal ""``) scores without a goal; with ``keep_goal`` it forgets the stored one. A
     given goal passes the secret gate first (:func:`gated_goal`), so the goal returned,
     stored and scored never holds a secret the gate finds; one the gate withholds whole
-    counts as not given. Goals are stored and read only when ``record`` and the file is in
-    a session folder (:func:`in_session_folder`, with ``more_folders``).
+    counts as not given. A goal is stored (or forgotten) only when ``record`` and the file
+    is in a session folder (:func:`in_session_folder`, with ``more_folders``); the
+    remembered goal, and the window Claude Code's status line reported for the session id,
+    apply only to a file in a session folder (a copy elsewhere may carry the id of the
+    session it was copied from).
 
     **Recording.** With ``record``, a snapshot is appended to the session's history unless
     the file is not in a session folder, the config turns history off, or the score is a
