@@ -49,7 +49,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from driftguard.handoff_files import PLACEHOLDERS, placeholders_left
+from driftguard.handoff_draft import PLACEHOLDERS
 from driftguard.model import CliName, ParsedMessage, Session, ToolCall
 from driftguard.scoring.composite import DriftReport, State
 from driftguard.scoring.report import display_round
@@ -62,13 +62,11 @@ __all__ = [
     "ERROR_LIMIT",
     "GOAL_CHARS",
     "LINE_CHARS",
-    "PLACEHOLDERS",
     "SECTIONS",
     "SHELL_TOOLS",
     "SUMMARY_CHARS",
     "Handoff",
     "build_handoff",
-    "placeholders_left",
 ]
 
 SECTIONS: tuple[str, ...] = (

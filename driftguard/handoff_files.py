@@ -30,7 +30,7 @@ result names it (:attr:`SavedHandoff.kept`).
 
 **An unfinished draft says so** (issue #11). When the handoff the ``SessionStart`` hook
 hands over still holds placeholders of the draft
-(:func:`placeholders_left`), the text given to the new session says it
+(:func:`driftguard.handoff_draft.placeholders_left`), the text given to the new session says it
 is an unfinished draft: the facts driftguard read, not a handoff the previous session
 completed.
 
@@ -72,6 +72,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from driftguard._fileio import read_json_object, write_atomic, write_json_atomic
 from driftguard.errors import RefusedPathError
+from driftguard.handoff_draft import placeholders_left
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -84,7 +85,6 @@ __all__ = [
     "CHECKPOINT_VERSION",
     "CONTEXT_CHARS",
     "HANDOFF_DIR",
-    "PLACEHOLDERS",
     "HandoffFiles",
     "HandoffTarget",
     "SavedHandoff",
@@ -93,7 +93,6 @@ __all__ = [
     "handoff_context",
     "handoff_files",
     "handoff_target",
-    "placeholders_left",
     "save_handoff",
     "take_handoff",
 ]
@@ -105,29 +104,6 @@ CONTEXT_CHARS: Final = 9_000
 """Characters of ``handoff.md`` put into the next session's context. Claude Code moves
 ``additionalContext`` over 10,000 characters into a file (mcp-and-hosts.md §4.2); this keeps
 the handoff itself, with its header, in the context."""
-PLACEHOLDERS: tuple[str, ...] = (
-    "<the request this session set out to do>",
-    "<from the compaction summary and your memory>",
-    "<what was done and verified, one line each>",
-    "<what works now; what is half-done or broken>",
-    "<what changed>",
-    "<none found in the transcript; list any file you created or changed>",
-    "<decisions still open and questions for the user>",
-    "<the next concrete step>",
-    "<conventions, gotchas, where to look first>",
-)
-"""The placeholders of the draft, for the model to replace. A handoff that still holds one
-is unfinished (:func:`placeholders_left`). :mod:`driftguard.handoff` writes them into the
-draft; they live here so the ``SessionStart`` hook can check a handoff without loading
-the scoring."""
-
-
-def placeholders_left(text: str) -> int:
-    """How many of the draft's :data:`PLACEHOLDERS` ``text`` still holds (each occurrence
-    counts): 0 for a completed handoff."""
-    return sum(text.count(placeholder) for placeholder in PLACEHOLDERS)
-
-
 _FILE_MODE: Final = 0o600
 """Mode of the handoff files: readable by the user only, like driftguard's history and
 cache files (the draft quotes the transcript; its secrets are gated, its prose is not)."""
