@@ -8,7 +8,15 @@ imports, work, exit — as Claude Code runs it, with its JSON payload on stdin:
 - ``statusline``, **cache hit**: the stop hook has cached a score for the session (the
   target is < 100 ms; Claude Code cancels a status line that is still running when the
   next update comes, 300 ms debounce);
-- ``statusline``, **no cache**: the first status line of a session;
+- ``statusline``, **no cache**: the first status line of a session, which scores the
+  transcript on the spot when it is at most ``ON_THE_SPOT_BYTES`` (45 MB is above: the
+  line then says the score follows the turn);
+- ``--spot-sizes 1,5,10 …``: the same first status line, scoring on the spot, for
+  sessions of those sizes (MB) — the measurement that sets
+  ``driftguard.statusline.ON_THE_SPOT_BYTES`` (the time must stay under Claude Code's
+  300 ms, after which it cancels the command). The processes run with the threshold
+  lifted (a ``python -c`` wrapper sets the constant before ``driftguard statusline``
+  runs), so sizes above today's threshold are timed too;
 - ``hook user-prompt-submit`` (runs before every prompt and delays it), and
   ``hook session-start`` (writes the pointer);
 - ``hook stop`` on a ~45 MB Claude Code session (``gen_claude_session.py``): a cold,
@@ -130,14 +138,47 @@ def _watch_latency(command: list[str], path: Path, writer: object, env: dict[str
         os.close(master)
 
 
+_SPOT_WRAPPER = (
+    "import sys, driftguard.statusline as s, driftguard.cli as c; "
+    "s.ON_THE_SPOT_BYTES = 10**12; sys.exit(c.main(['statusline']))"
+)
+"""A ``driftguard statusline`` process with the on-the-spot size limit lifted."""
+
+
+def _spot_series(sizes: Sequence[float], runs: int, scratch: Path) -> None:
+    """Time the first status line (nothing cached: scored on the spot) per session size."""
+    from gen_claude_session import generate
+
+    print(f"{'statusline, no cache, scored on the spot':<44} {'median':>8} {'min':>8} {'max':>8}")
+    for megabytes in sizes:
+        folder = scratch / f"spot-{megabytes:g}"
+        folder.mkdir()
+        path = folder / f"{SESSION_ID}.jsonl"
+        writer = generate(path, int(megabytes * 1e6))
+        env = {**os.environ, "DRIFTGUARD_HOME": str(folder / "state"), "NO_COLOR": "1"}
+        argv = [sys.executable, "-c", _SPOT_WRAPPER]
+        times = _series(argv, _status_payload(path), env, runs)
+        shown = _timed(argv, _status_payload(path), env)[1]
+        _row(f"  {writer.bytes / 1e6:.1f} MB, {writer.turns} turns", times, shown)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=20, help="runs of each short command")
     parser.add_argument("--megabytes", type=float, default=45.0, help="session size (MB)")
     parser.add_argument("--keep", type=Path, help="write the session here and keep it")
+    parser.add_argument(
+        "--spot-sizes",
+        type=lambda text: [float(part) for part in text.split(",")],
+        help="only time the first status line scoring on the spot, for these sizes (MB)",
+    )
     args = parser.parse_args(argv)
     from gen_claude_session import generate
 
+    if args.spot_sizes:
+        with tempfile.TemporaryDirectory() as scratch:
+            _spot_series(args.spot_sizes, args.runs, Path(scratch))
+        return
     command = _driftguard()
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.keep or Path(scratch)
@@ -151,7 +192,11 @@ def main(argv: list[str] | None = None) -> None:
 
         status = _status_payload(path)
         miss = _series([*command, "statusline"], status, env, args.runs)
-        _row("statusline, no cache", miss, _timed([*command, "statusline"], status, env)[1])
+        _row(
+            f"statusline, no cache ({writer.bytes / 1e6:.0f} MB)",
+            miss,
+            _timed([*command, "statusline"], status, env)[1],
+        )
 
         stop_payload = json.dumps(
             {

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 # Keep these imports light: `driftguard statusline` and `driftguard hook` run after every
 # turn of a Claude Code session (issue #5), so the engine, the adapters and numpy are
@@ -40,6 +40,15 @@ SETUP_HOSTS = ("claude_code", "gemini_cli", "codex_cli", "cursor")
 ALWAYS_EXIT_0 = ("hook", "statusline")
 """Commands the host runs: they exit 0 even on a usage error (design §10)."""
 HOOK_EVENT_NAMES = ("session-start", "stop", "user-prompt-submit")
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line (design §10, issue #11): the
+    error, and which ``--help`` lists the options; never argparse's whole usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message} (see `{self.prog} --help`)", file=sys.stderr)
+        self.exit(EXIT_BAD_INPUT)
 
 
 class _VersionAction(argparse.Action):
@@ -89,7 +98,7 @@ def _add_session_arguments(
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``driftguard`` and its subcommands."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="driftguard",
         description="Tell whether a long AI coding session has degraded, and why.",
     )
@@ -102,11 +111,24 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Score a Claude Code, Gemini CLI or Codex CLI session for drift (0-100). "
             "Without PATH, the current session of the project directory is scored. "
-            "Each score is recorded in the session's history (see `driftguard trend`)."
+            "Each score of a session file in a session folder is recorded in its history "
+            "(see `driftguard trend`), except try-outs with another --preset or a --goal "
+            "that is not kept."
         ),
     )
     _add_session_arguments(score)
-    score.add_argument("--goal", metavar="TEXT", help="the session's goal, for goal distance")
+    score.add_argument(
+        "--goal",
+        metavar="TEXT",
+        help="the session's goal, for goal distance, for this score only (with --keep-goal "
+        'also for later scores); --goal "" scores without the remembered goal',
+    )
+    score.add_argument(
+        "--keep-goal",
+        action="store_true",
+        help="remember --goal for the session (get_drift, the hooks and later scores use it); "
+        'with --goal "" forget the remembered one',
+    )
     score.add_argument(
         "--preset",
         choices=PRESET_NAMES,
@@ -124,7 +146,25 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument(
         "--demo", action="store_true", help="score the demo session shipped with driftguard"
     )
-    score.set_defaults(handler=_score)
+    score.set_defaults(handler=_score, parser=score)
+
+    goal = commands.add_parser(
+        "goal",
+        help="show, set or forget the goal remembered for a session",
+        description=(
+            "Show the goal remembered for the session (set by get_drift's goal, by "
+            "`driftguard score --goal TEXT --keep-goal` or by --set), and when it was set; "
+            "--clear forgets it, --set TEXT replaces it. Only session files in a session "
+            "folder have one."
+        ),
+    )
+    _add_session_arguments(goal)
+    goal_action = goal.add_mutually_exclusive_group()
+    goal_action.add_argument(
+        "--set", metavar="TEXT", help="remember TEXT as the session's goal (after the secret gate)"
+    )
+    goal_action.add_argument("--clear", action="store_true", help="forget the remembered goal")
+    goal.set_defaults(handler=_goal, parser=goal)
 
     trend = commands.add_parser(
         "trend",
@@ -132,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Sparkline, peak, average and trajectory of the scores recorded so far.",
     )
     _add_session_arguments(trend)
-    trend.set_defaults(handler=_trend)
+    trend.set_defaults(handler=_trend, parser=trend)
 
     handoff = commands.add_parser(
         "handoff",
@@ -147,9 +187,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--write",
         action="store_true",
         help="also save the pre-filled draft as .driftguard/handoff.md in the project, with "
-        "a checkpoint; the next Claude Code session started there begins with it",
+        "a checkpoint; the next Claude Code session started there begins with it (a "
+        "handoff.md someone completed is kept as .driftguard/handoff-<UTC time>.md)",
     )
-    handoff.set_defaults(handler=_handoff)
+    handoff.add_argument(
+        "--replace",
+        action="store_true",
+        help="with --write: also replace a completed handoff.md that still waits for the "
+        "next session (it is kept as .driftguard/handoff-<UTC time>.md)",
+    )
+    handoff.set_defaults(handler=_handoff, parser=handoff)
 
     watch = commands.add_parser(
         "watch",
@@ -161,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     _add_session_arguments(watch, json_output=False, verb="watch")
-    watch.set_defaults(handler=_watch)
+    watch.set_defaults(handler=_watch, parser=watch)
 
     statusline = commands.add_parser(
         "statusline",
@@ -178,7 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run your own status-line COMMAND with the same stdin and append the drift "
         "segment to its output",
     )
-    statusline.set_defaults(handler=_statusline)
+    statusline.set_defaults(handler=_statusline, parser=statusline)
 
     hook = commands.add_parser(
         "hook",
@@ -191,7 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     hook.add_argument("event", metavar="EVENT", help=", ".join(HOOK_EVENT_NAMES))
-    hook.set_defaults(handler=_hook)
+    hook.set_defaults(handler=_hook, parser=hook)
 
     setup = commands.add_parser(
         "setup",
@@ -237,14 +284,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="also install (with --uninstall: remove) the Claude Code status line and hooks "
         "in ~/.claude/settings.json (driftguard statusline, driftguard hook …)",
     )
-    setup.set_defaults(handler=_setup)
+    setup.set_defaults(handler=_setup, parser=setup)
 
     serve = commands.add_parser(
         "serve",
         help="run the MCP server over stdio (what hosts start; alias: driftguard-mcp)",
         description="Run the driftguard MCP server over stdio until the host closes stdin.",
     )
-    serve.set_defaults(handler=_serve)
+    serve.set_defaults(handler=_serve, parser=serve)
     return parser
 
 
@@ -261,6 +308,7 @@ def _session_for(args: argparse.Namespace) -> Iterator[tuple[Session, ResolvedBy
         with resources.as_file(demo) as path:
             yield parse_session(path, "claude_code"), "path"
         return
+    _check_project(args)
     if args.path is not None:
         yield parse_session(Path(args.path), args.cli), "path"
         return
@@ -268,6 +316,22 @@ def _session_for(args: argparse.Namespace) -> Iterator[tuple[Session, ResolvedBy
     resolved = resolve_session(None, project=Path(project), only=args.cli)
     _warn(resolved.warnings)
     yield parse_session(resolved.path, resolved.cli), resolved.resolved_by
+
+
+def _check_project(args: argparse.Namespace) -> None:
+    """``--project DIR`` must name an existing folder (issue #11: a typo is named as such,
+    not reported as a project without sessions).
+
+    Raises:
+        DriftguardError: it does not exist, or is not a folder.
+    """
+    project: Path | None = getattr(args, "project", None)
+    if project is None:
+        return
+    if not project.exists():
+        raise DriftguardError(f"--project {project}: no such folder")
+    if not project.is_dir():
+        raise DriftguardError(f"--project {project}: not a folder")
 
 
 def _warn(lines: Sequence[str]) -> None:
@@ -303,9 +367,9 @@ def _context_window(text: str) -> int:
 def _score(args: argparse.Namespace) -> int:
     from driftguard import engine
     from driftguard.history import GuardedHistoryStore
-    from driftguard.scoring import render_text, to_json_dict
-    from driftguard.scoring.report import render_session_line
 
+    if args.keep_goal and args.goal is None:
+        raise DriftguardError('--keep-goal keeps the --goal given with it: add --goal "…"')
     store = GuardedHistoryStore()
     with _session_for(args) as (session, resolved_by):
         outcome = engine.drift(
@@ -313,34 +377,97 @@ def _score(args: argparse.Namespace) -> int:
             project=_config_project(args, session),
             store=store,
             goal=args.goal,
+            keep_goal=args.keep_goal,
             preset=args.preset,
             resolved_by=resolved_by,
             context_window=args.context_window,
-            record=not args.demo,
         )
     _warn([*outcome.config.warnings, *store.notes])
-    report = outcome.report
     if args.json:
-        print(json.dumps(to_json_dict(report), indent=2, ensure_ascii=False))
+        print(json.dumps(outcome.to_json(), indent=2, ensure_ascii=False))
     else:
-        print(render_text(report))
-        print(render_session_line(report))
+        print(outcome.to_text("cli"))
+    return EXIT_OK
+
+
+def _goal(args: argparse.Namespace) -> int:
+    from driftguard import engine
+    from driftguard.config import load_config
+    from driftguard.history import GuardedHistoryStore
+    from driftguard.scoring.report import iso_utc, when_utc
+
+    store = GuardedHistoryStore()
+    with _session_for(args) as (session, _):
+        config = load_config(_config_project(args, session))
+        if not engine.in_session_folder(session, config):
+            raise DriftguardError(
+                f"{session.path}: not in a session folder, so it has no remembered goal "
+                "(add its folder to sessionFolders in the config to give it one)"
+            )
+        key = engine.history_key(session)
+        if args.clear:
+            store.clear_goal(key)
+        elif args.set is not None:
+            gated = engine.gated_goal(args.set)
+            if gated is None:
+                raise DriftguardError(
+                    "--set: no goal left to remember (empty, or withheld whole by the "
+                    "secret gate); use --clear to forget the goal"
+                )
+            store.save_goal(key, gated)
+        goal = engine.remembered_goal(session, store)
+    _warn([*config.warnings, *store.notes])
+    if store.notes:
+        raise DriftguardError("the goal store could not be used (see the warning above)")
+    where = f"{session.cli} · {session.path}"
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "goal": goal.text if goal is not None else None,
+                    "goal_set_at": iso_utc(goal.set_at)
+                    if goal is not None and goal.set_at is not None
+                    else None,
+                    "session": {
+                        "cli": session.cli,
+                        "path": session.path,
+                        "session_id": session.session_id,
+                    },
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
+    elif goal is None:
+        done = "Forgot the goal. " if args.clear else ""
+        print(f"{done}No goal is remembered for this session ({where}).")
+    else:
+        when = f", set {when_utc(goal.set_at)}" if goal.set_at is not None else ""
+        done = "Remembered. " if args.set is not None else ""
+        print(f"{done}Goal: “{goal.text}”{when} ({where}).")
     return EXIT_OK
 
 
 def _trend(args: argparse.Namespace) -> int:
     from driftguard import engine
     from driftguard.history import GuardedHistoryStore
-    from driftguard.trend import render_trend_text
+    from driftguard.scoring.report import render_session_line
+    from driftguard.trend import render_trend_text, trend_json
 
     store = GuardedHistoryStore()
-    with _session_for(args) as (session, _):
-        trend = engine.trend(session, project=_config_project(args, session), store=store)
+    with _session_for(args) as (session, resolved_by):
+        project = _config_project(args, session)
+        outcome = engine.drift(
+            session, project=project, store=store, resolved_by=resolved_by, record=False
+        )
+        trend = engine.trend(session, project=project, store=store)
     _warn(store.notes)
     if args.json:
-        print(json.dumps(asdict(trend), indent=2, ensure_ascii=False))
+        result = {**trend_json(trend), "session": outcome.to_json()["session"]}
+        print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
-        print(render_trend_text(trend))
+        print(render_trend_text(trend, "cli"))
+        print(render_session_line(outcome.report))
     return EXIT_OK
 
 
@@ -359,6 +486,8 @@ def _handoff(args: argparse.Namespace) -> int:
     from driftguard.history import GuardedHistoryStore
     from driftguard.scoring import to_json_dict
 
+    if args.replace and not args.write:
+        raise DriftguardError("--replace replaces a saved handoff: add --write")
     store = GuardedHistoryStore()
     with _session_for(args) as (session, resolved_by):
         project = _config_project(args, session)
@@ -381,7 +510,7 @@ def _handoff(args: argparse.Namespace) -> int:
     saved = None
     if target is not None:
         try:
-            saved = save_handoff(target, handoff, report)
+            saved = save_handoff(target, handoff, report, replace=args.replace)
         except OSError as exc:
             raise DriftguardError(f"cannot write the handoff in {target}: {exc}") from exc
     if args.json:
@@ -391,10 +520,15 @@ def _handoff(args: argparse.Namespace) -> int:
                 "handoff": str(saved.handoff),
                 "checkpoint": str(saved.checkpoint),
                 "record": saved.record,
+                "kept": str(saved.kept) if saved.kept is not None else None,
             }
         print(json.dumps(result, indent=2))
         return EXIT_OK
     if saved is not None:
+        if saved.kept is not None:
+            print(
+                f"The handoff.md that was there had been completed: kept as {saved.kept}, not lost."
+            )
         print(f"Saved the handoff draft to {saved.handoff} (checkpoint: {saved.checkpoint}).")
         print(
             f"The next Claude Code session started in {target} begins with it (hooks from "
@@ -409,6 +543,7 @@ def _handoff(args: argparse.Namespace) -> int:
 def _watch(args: argparse.Namespace) -> int:
     from driftguard.watch import Watcher, WatchTarget
 
+    _check_project(args)
     target = WatchTarget(
         path=Path(args.path) if args.path is not None else None,
         project=Path(args.project) if args.project is not None else Path.cwd(),
@@ -517,7 +652,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(arguments)
+        args, unknown = parser.parse_known_args(arguments)
+        if unknown:  # said by the command's own parser, so its --help is the one named
+            command_parser: argparse.ArgumentParser = getattr(args, "parser", parser)
+            command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exc:
         if arguments and arguments[0] in ALWAYS_EXIT_0 and exc.code not in (0, None):
             return EXIT_OK  # argparse already said what was wrong on stderr
@@ -533,6 +671,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"; pass --cli ({', '.join(CLI_NAMES)})" if isinstance(exc, UnknownFormatError) else ""
         )
         print(f"driftguard: error: {exc}{hint}", file=sys.stderr)
+        for detail in exc.details:
+            print(f"  {detail}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         # The reader (``| head``) went away: not an error. Point stdout at devnull so the

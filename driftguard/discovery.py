@@ -788,8 +788,8 @@ def newest_session(project: Path, clis: Iterable[CliName] = CLI_NAMES) -> tuple[
     On equal times the CLI listed first in ``clis`` wins.
 
     Raises:
-        SessionNotFoundError: none of ``clis`` has a session for ``project``; the message
-            lists every folder looked in (:func:`session_search_places`).
+        SessionNotFoundError: none of ``clis`` has a session for ``project``; its
+            ``details`` list every folder looked in (:func:`session_search_places`).
         UnknownNameError: a name in ``clis`` is not a supported CLI.
     """
     names = [_check_cli(cli) for cli in clis]
@@ -800,9 +800,9 @@ def newest_session(project: Path, clis: Iterable[CliName] = CLI_NAMES) -> tuple[
         if found is not None and (best is None or found.time_ns > best[1].time_ns):
             best = (cli, found)
     if best is None:
-        places = "; ".join(session_search_places(project, names))
         raise SessionNotFoundError(
-            f"no session file found for project {target.given}; looked in: {places}"
+            f"no session found for {target.given}; looked in:",
+            details=session_search_places(project, names),
         )
     return best[0], best[1].path
 

@@ -2,35 +2,103 @@
 
 The command line and the MCP server both call these, so a ``driftguard score`` and a
 ``get_drift`` of the same session give the same report and write the same history.
+
+**What is kept** (issue #11). History and goals belong to a session file in a *session
+folder*: the hosts' own (:func:`driftguard.discovery.session_folders`) or one the config's
+``sessionFolders`` lists. A file anywhere else (a copy of a transcript, a file of your own)
+is scored without reading or writing either, so it never lands in, or picks up the goal
+of, the session it was copied from. History holds only scores made with the settings in
+force — the config's preset and the remembered goal — so a trend never compares scales: a
+score with another preset, or with a goal that is not kept, is a *try-out*, shown but not
+recorded. Every outcome says which goal it used and where it came from
+(:class:`~driftguard.model.GoalUse`), and whether and why not it was recorded
+(:class:`~driftguard.model.Recording`).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from driftguard import discovery
 from driftguard.compaction import read_compaction_settings, usable_window
 from driftguard.config import Config, load_config
 from driftguard.errors import ConfigError
 from driftguard.handoff import Handoff, build_handoff
-from driftguard.history import HistoryStore, history_key_for, snapshot_from_report
+from driftguard.history import HistoryStore, goal_sha256, history_key_for, snapshot_from_report
 from driftguard.livecache import read_host_window
-from driftguard.model import Session
+from driftguard.model import GoalUse, Recording, Session
+from driftguard.resolve import is_under
 from driftguard.scoring import DriftReport, ResolvedBy, WindowSource, score_session
+from driftguard.scoring.report import (
+    Audience,
+    outcome_json_fields,
+    render_goal_line,
+    render_session_line,
+    render_text,
+    to_json_dict,
+)
 from driftguard.secrets import gate
-from driftguard.trend import Trend, compute_trend
+from driftguard.trend import NOT_IN_SESSION_FOLDER, Trend, compute_trend
 
-__all__ = ["DriftOutcome", "drift", "gated_goal", "handoff", "history_key", "trend"]
+__all__ = [
+    "NOT_IN_SESSION_FOLDER",
+    "DriftOutcome",
+    "drift",
+    "gated_goal",
+    "handoff",
+    "history_key",
+    "in_session_folder",
+    "remembered_goal",
+    "trend",
+]
+
+_READ_ONLY = Recording(False, "this command only reads")
 
 
 @dataclass(frozen=True, slots=True)
 class DriftOutcome:
-    """A scored session with the config and goal that were used."""
+    """A scored session with the config and goal that were used, and what was kept.
+
+    Attributes:
+        report: the drift report.
+        config: the settings in force.
+        goal: the goal text the score used (``goal_use.text``), or ``None``.
+        goal_use: that goal and where it came from, or ``None`` without a goal.
+        recording: whether the score went into the session's history, and why not.
+    """
 
     report: DriftReport
     config: Config
     goal: str | None
+    goal_use: GoalUse | None = None
+    recording: Recording = _READ_ONLY
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as ``driftguard score --json`` prints it and ``get_drift`` returns it
+        as structured content (without the MCP's ``text`` and ``notes``): the design §5.5
+        object (:func:`~driftguard.scoring.report.to_json_dict`) with the goal and
+        recording fields of issue #11."""
+        return {**to_json_dict(self.report), **outcome_json_fields(self.goal_use, self.recording)}
+
+    def to_text(self, audience: Audience) -> str:
+        """The text report for ``audience`` (``"cli"``: someone at a terminal, ``"mcp"``: a
+        model): recommendation, factor bars, score line, handoff hint, goal line, session
+        line."""
+        return "\n".join(
+            [
+                render_text(self.report, audience=audience),
+                render_goal_line(
+                    self.goal_use,
+                    audience,
+                    keepable=self.recording.reason != NOT_IN_SESSION_FOLDER,
+                ),
+                render_session_line(self.report, self.recording),
+            ]
+        )
 
 
 def gated_goal(goal: str | None) -> str | None:
@@ -49,24 +117,56 @@ def history_key(session: Session) -> str:
     return history_key_for(session.cli, session.session_id, Path(session.path))
 
 
+def in_session_folder(session: Session, config: Config, more_folders: Sequence[Path] = ()) -> bool:
+    """Whether the session's file lies in a session folder (symlinks resolved): the hosts'
+    own (:func:`driftguard.discovery.session_folders`), the config's ``sessionFolders``, or
+    ``more_folders``. Only such files have a history and a remembered goal (issue #11)."""
+    folders = [*discovery.session_folders(), *config.session_folders, *more_folders]
+    return is_under(Path(session.path).absolute(), folders)
+
+
+def remembered_goal(session: Session, store: HistoryStore) -> GoalUse | None:
+    """The goal stored for ``session``, after the secret gate, or ``None``. Does not check
+    the session folder (callers do: :func:`in_session_folder`)."""
+    stored = store.load_goal_record(history_key(session))
+    text = gated_goal(stored.text) if stored is not None else None
+    if stored is None or text is None:
+        return None
+    return GoalUse(text=text, source="remembered", kept=True, set_at=stored.updated)
+
+
 def drift(
     session: Session,
     *,
     project: Path | None,
     store: HistoryStore,
     goal: str | None = None,
+    keep_goal: bool = True,
     preset: str | None = None,
     resolved_by: ResolvedBy = "path",
     context_window: int | None = None,
     record: bool = True,
+    more_folders: Sequence[Path] = (),
 ) -> DriftOutcome:
-    """Score ``session`` with the project's config, remembering its goal and its history.
+    """Score ``session`` with the project's config, its goal, and record it in its history.
 
-    A goal given now is stored for the session; without one, the stored goal is used.
-    Either passes the secret gate first (:func:`gated_goal`), so the goal returned, stored
-    and scored never holds a secret the gate finds.
-    A snapshot is appended to the session's history when ``record`` and the config's
-    ``history.enabled`` allow it.
+    **The goal** (issue #11). ``goal=None``: the goal remembered for the session, if any.
+    A goal given now (non-blank) is scored; with ``keep_goal`` (``get_drift`` always,
+    ``--keep-goal`` on the command line) it is also stored for later calls. A blank goal
+    (``--goal ""``) scores without a goal; with ``keep_goal`` it forgets the stored one. A
+    given goal passes the secret gate first (:func:`gated_goal`), so the goal returned,
+    stored and scored never holds a secret the gate finds; one the gate withholds whole
+    counts as not given. A goal is stored (or forgotten) only when ``record`` and the file
+    is in a session folder (:func:`in_session_folder`, with ``more_folders``); the
+    remembered goal, and the window Claude Code's status line reported for the session id,
+    apply only to a file in a session folder (a copy elsewhere may carry the id of the
+    session it was copied from).
+
+    **Recording.** With ``record``, a snapshot is appended to the session's history unless
+    the file is not in a session folder, the config turns history off, or the score is a
+    try-out: a ``preset`` other than the config's own, or a goal other than the one in
+    force after this call (a given goal not kept, or a blank one while one is
+    remembered). The outcome says which (:class:`~driftguard.model.Recording`).
 
     The nominal context window, first found first (issue #8): ``context_window`` (the
     ``--context-window`` flag) > the project's ``contextWindow`` > the global one > the
@@ -81,21 +181,20 @@ def drift(
         UnknownNameError: ``preset`` names no shipped preset.
     """
     config = load_config(project, preset=preset)
-    window, window_source = _window(session, config, context_window)
+    kept_here = in_session_folder(session, config, more_folders)
+    window, window_source = _window(session, config, context_window, use_host=kept_here)
     usable = usable_window(
         session.cli,
         window or session.context_window,
         settings=read_compaction_settings(session.cli, project=project),
         window_from_file=window is None,
     )
-    key = history_key(session)
-    if goal is not None and goal.strip():
-        goal = gated_goal(goal)
-        if record and goal is not None:
-            store.save_goal(key, goal)
-    else:
-        goal = gated_goal(store.load_goal(key))
-    if goal is None and not any(
+    remembered = remembered_goal(session, store) if kept_here else None
+    goal_use, goal_try_out = _choose_goal(
+        session, store, goal, remembered, keep=keep_goal and record and kept_here
+    )
+    goal_text = goal_use.text if goal_use is not None else None
+    if goal_text is None and not any(
         weight > 0 for name, weight in config.weights.items() if name != "goal_distance"
     ):
         raise ConfigError(
@@ -105,7 +204,7 @@ def drift(
     report = score_session(
         session,
         weights=config.weights,
-        goal=goal,
+        goal=goal_text,
         warn_threshold=config.warn_threshold,
         context_window=window,
         resolved_by=resolved_by,
@@ -114,34 +213,107 @@ def drift(
         preset=config.preset,
         window_source=window_source,
     )
-    if record and config.history_enabled:
-        store.append(key, snapshot_from_report(report, goal, time.time()))
-    return DriftOutcome(report=report, config=config, goal=goal)
+    recording = _READ_ONLY
+    if record:
+        why_not = (None if kept_here else NOT_IN_SESSION_FOLDER) or _try_out(
+            project, preset, config, goal_try_out
+        )
+        if why_not is None and not config.history_enabled:
+            why_not = "history.enabled is false in the config"
+        if why_not is None:
+            written = store.append(
+                history_key(session), snapshot_from_report(report, goal_text, time.time())
+            )
+            why_not = None if written else "the history could not be written"
+        recording = Recording(why_not is None, why_not)
+    return DriftOutcome(
+        report=report, config=config, goal=goal_text, goal_use=goal_use, recording=recording
+    )
 
 
-def _window(session: Session, config: Config, flag: int | None) -> tuple[int | None, WindowSource]:
+def _choose_goal(
+    session: Session,
+    store: HistoryStore,
+    goal: str | None,
+    remembered: GoalUse | None,
+    *,
+    keep: bool,
+) -> tuple[GoalUse | None, str | None]:
+    """The goal to score with, and why the score is a goal try-out (``None``: it is not).
+
+    ``keep``: store a given goal (or forget the stored one for a blank goal)."""
+    if goal is None:
+        return remembered, None
+    given = gated_goal(goal) if goal.strip() else None
+    if goal.strip() and given is None:
+        return remembered, None  # withheld whole by the gate: as if no goal were given
+    key = history_key(session)
+    if keep:
+        if given is None:
+            store.clear_goal(key)
+            return None, None
+        store.save_goal(key, given)
+        return GoalUse(given, "given", kept=True, set_at=time.time()), None
+    if given is not None and remembered is not None and given == remembered.text:
+        return GoalUse(given, "given", kept=True, set_at=remembered.set_at), None
+    if given is None:
+        return None, ("a try-out without the remembered goal" if remembered is not None else None)
+    return GoalUse(given, "given", kept=False), (
+        "a try-out with a goal that is not kept"
+        if remembered is None
+        else "a try-out with another goal than the remembered one"
+    )
+
+
+def _try_out(
+    project: Path | None, preset: str | None, config: Config, goal_try_out: str | None
+) -> str | None:
+    """Why a score is a try-out that history must not hold (``None``: it is not one)."""
+    if preset is not None:
+        own = load_config(project).preset
+        if preset != own:
+            return f"a try-out with preset {preset} (the config's is {own})"
+    return goal_try_out
+
+
+def _window(
+    session: Session, config: Config, flag: int | None, *, use_host: bool
+) -> tuple[int | None, WindowSource]:
     """The nominal window that overrides the session's own, and where it came from
-    (``None`` and ``"file"``: the session's own)."""
+    (``None`` and ``"file"``: the session's own). ``use_host``: the window Claude Code last
+    reported for the session id may apply (not for a file outside the session folders,
+    which may be a copy carrying another session's id)."""
     if flag is not None and flag > 0:
         return flag, "flag"
     if config.context_window is not None:
         return config.context_window, "config"
-    if session.cli == "claude_code" and session.session_id:
+    if use_host and session.cli == "claude_code" and session.session_id:
         host = read_host_window(session.session_id)
         if host is not None and host > 0:
             return host, "host"
     return None, "file"
 
 
-def trend(session: Session, *, project: Path | None, store: HistoryStore) -> Trend:
+def trend(
+    session: Session,
+    *,
+    project: Path | None,
+    store: HistoryStore,
+    more_folders: Sequence[Path] = (),
+) -> Trend:
     """The trend of the session's recorded snapshots (design §6), over those made with the
-    scoring and preset the config names now (the others are set aside, issue #8)."""
+    scoring, preset and goal in force now (the others are set aside, issues #8 and #11).
+    A file outside the session folders has no history: an empty trend."""
     config = load_config(project)
+    if not in_session_folder(session, config, more_folders):
+        return compute_trend((), config.warn_threshold, outside=True)
+    goal = remembered_goal(session, store)
     return compute_trend(
         store.read(history_key(session)),
         config.warn_threshold,
         scoring=config.scoring,
         preset=config.preset,
+        goal_sha256=goal_sha256(goal.text) if goal is not None else None,
     )
 
 

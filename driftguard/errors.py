@@ -16,9 +16,15 @@ chooses its exit code or tool error::
 
 Malformed *lines* inside a session file are never errors: adapters skip and count them
 (``Session.skipped_lines``).
+
+An error may carry ``details``: more lines that help but would make the first one long
+(the folders searched for a session). The command line prints them below the error, one
+per line; over MCP they follow the message (:meth:`DriftguardError.full_text`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 __all__ = [
     "ConfigError",
@@ -32,7 +38,21 @@ __all__ = [
 
 
 class DriftguardError(Exception):
-    """Root of every error driftguard raises on purpose; the message is one readable line."""
+    """Root of every error driftguard raises on purpose; the message is one readable line.
+
+    Args:
+        message: the error, one line.
+        details: more lines for whoever wants them (e.g. every folder searched), shown
+            below the message on the command line.
+    """
+
+    def __init__(self, message: str = "", *, details: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.details: tuple[str, ...] = tuple(details)
+
+    def full_text(self) -> str:
+        """The message and its details on one line (``message detail; detail``)."""
+        return " ".join([str(self), "; ".join(self.details)]) if self.details else str(self)
 
 
 class SessionNotFoundError(DriftguardError):

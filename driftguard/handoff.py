@@ -21,12 +21,16 @@ follows the last compaction, design §5.1):
   ``apply_patch`` bodies (file contents, not commands): the last 10 distinct ones, in
   the order they were last run, whitespace collapsed, ≤ 160 characters each, without
   Codex's ``bash -lc`` wrapper.
-- **last errors** — the last 3 tool results the CLI marked ``is_error``, one line each
-  (≤ 160 characters): the first line that reads like an error message (``…Error:``,
-  ``error:``, ``error[…]:``, ``fatal:``, ``failed:``, ``ERR!``) within the first 200 lines,
-  else the first non-blank line. Real tool errors often open with log noise (a
-  ``level=info`` line, a ``WARN`` banner, a bare file path), so the first line alone
-  rarely says what failed.
+- **last errors** — the latest 3 distinct errors among the tool results the CLI marked
+  ``is_error``, one line each (≤ 160 characters): the first line that reads like an error
+  message (``…Error:``, ``error:``, ``error[…]:``, ``fatal:``, ``failed:``, ``ERR!``)
+  within the first 200 lines, else the first non-blank line. Real tool errors often open
+  with log noise (a ``level=info`` line, a ``WARN`` banner, a bare file path), so the
+  first line alone rarely says what failed. Each error is listed once, however often it
+  recurred, and an error is left out when a later run of the same action succeeded (issue
+  #11: it was fixed) — the same shell command, an edit of the same file, or the same tool
+  with the same arguments. A result is paired with its call by order within the response
+  that made the calls (the files link them by id, which the parsed session does not keep).
 - **score, state, factors** — from the report.
 
 Every excerpt (goal, summary, commands, error output, file paths, the session's cwd and
@@ -45,6 +49,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from driftguard.handoff_draft import PLACEHOLDERS
 from driftguard.model import CliName, ParsedMessage, Session, ToolCall
 from driftguard.scoring.composite import DriftReport, State
 from driftguard.scoring.report import display_round
@@ -361,16 +366,64 @@ def _error_line(text: str, cwd: str | None) -> str:
     return _clip(_one_line(chosen), LINE_CHARS)
 
 
+def _action_key(call: ToolCall) -> tuple[str, str]:
+    """What makes two calls "the same run" for :func:`_last_errors`: the shell command
+    (whitespace collapsed), the file an edit tool wrote, else the tool and its arguments."""
+    if call.name in SHELL_TOOLS and call.command:
+        return ("shell", _one_line(call.command))
+    if call.name in EDIT_TOOLS and call.target_path:
+        return ("edit", call.target_path)
+    return (call.name, call.args_digest)
+
+
+def _tool_results(
+    messages: tuple[ParsedMessage, ...],
+) -> list[tuple[tuple[str, str] | None, ParsedMessage]]:
+    """Each tool result, oldest first, with the action of the call it answers (``None``
+    when it cannot be told). Calls of one response (one message, or consecutive call-only
+    tool messages, as Codex and Gemini write parallel calls) are answered in order."""
+    out: list[tuple[tuple[str, str] | None, ParsedMessage]] = []
+    calls: list[ToolCall] = []
+    answered = 0
+    for message in messages:
+        if message.tool_calls:
+            parallel = bool(calls) and answered == 0 and not message.content.strip()
+            calls = [*calls, *message.tool_calls] if parallel else list(message.tool_calls)
+            answered = 0
+        elif message.role == "tool":
+            call = (
+                calls[0]
+                if len(calls) == 1
+                else (calls[answered] if answered < len(calls) else None)
+            )
+            out.append((_action_key(call) if call is not None else None, message))
+            answered += 1
+        else:
+            calls, answered = [], 0
+    return out
+
+
 def _last_errors(
     gated: _Gate, messages: tuple[ParsedMessage, ...], cwd: str | None
 ) -> tuple[str, ...]:
-    failed = [m for m in messages if m.role == "tool" and m.is_error][-ERROR_LIMIT:]
-    lines: list[str] = []
-    for message in failed:
+    """The latest :data:`ERROR_LIMIT` distinct error lines, oldest first, leaving out each
+    error a later run of the same action fixed (module doc)."""
+    fixed: set[tuple[str, str]] = set()
+    picked: dict[str, None] = {}
+    for action, message in reversed(_tool_results(messages)):
+        if not message.is_error:
+            if action is not None:
+                fixed.add(action)
+            continue
+        if action is not None and action in fixed:
+            continue
         passed = gated(message.content)
-        if passed is not None:
-            lines.append(_error_line(passed, cwd))
-    return tuple(lines)
+        if passed is None:
+            continue
+        picked.setdefault(_error_line(passed, cwd))
+        if len(picked) >= ERROR_LIMIT:
+            break
+    return tuple(reversed(picked))
 
 
 # --- prompt ----------------------------------------------------------------------------
@@ -427,13 +480,13 @@ def _draft(facts: _Facts) -> list[str]:
     compacted = facts.compactions > 0
     lines = [SECTIONS[0]]
     if facts.goal is None:
-        lines.append("- Goal: <the request this session set out to do>")
+        lines.append(f"- Goal: {PLACEHOLDERS[0]}")
     elif compacted:
         lines.append(f"- First request after the last compaction: “{facts.goal}”")
-        lines.append("- Overall goal: <from the compaction summary and your memory>")
+        lines.append(f"- Overall goal: {PLACEHOLDERS[1]}")
     else:
         lines.append(f"- Goal (the session's first request): “{facts.goal}”")
-    lines.append("- <what was done and verified, one line each>")
+    lines.append(f"- {PLACEHOLDERS[2]}")
 
     lines += ["", SECTIONS[1]]
     lines.append(
@@ -445,19 +498,19 @@ def _draft(facts: _Facts) -> list[str]:
         lines += [f"  - {_code(error)}" for error in facts.errors]
     else:
         lines.append("- No failed tool calls in the remembered transcript.")
-    lines.append("- <what works now; what is half-done or broken>")
+    lines.append(f"- {PLACEHOLDERS[3]}")
 
     lines += ["", SECTIONS[2]]
     shown = facts.files[:FILE_LIMIT]
-    lines += [f"- {_code(path)} — <what changed>" for path in shown]
+    lines += [f"- {_code(path)} — {PLACEHOLDERS[4]}" for path in shown]
     if len(facts.files) > FILE_LIMIT:
         lines.append(f"- … and {len(facts.files) - FILE_LIMIT} more")
     if not shown:
-        lines.append("- <none found in the transcript; list any file you created or changed>")
+        lines.append(f"- {PLACEHOLDERS[5]}")
 
     lines += ["", SECTIONS[3]]
-    lines.append("- <decisions still open and questions for the user>")
-    lines.append("- <the next concrete step>")
+    lines.append(f"- {PLACEHOLDERS[6]}")
+    lines.append(f"- {PLACEHOLDERS[7]}")
 
     lines += ["", SECTIONS[4]]
     if facts.commands:
@@ -470,7 +523,7 @@ def _draft(facts: _Facts) -> list[str]:
         lines.append(f"- That session was compacted {times}; earlier work is in its summary.")
     if facts.summary:
         lines.append(f"- Compaction summary (excerpt): “{facts.summary}”")
-    lines.append("- <conventions, gotchas, where to look first>")
+    lines.append(f"- {PLACEHOLDERS[8]}")
     return lines
 
 

@@ -12,10 +12,27 @@ too, since it replaces it::
     handoff.json      the checkpoint: {"v": 1, "id", "session_id", "cli", "transcript",
                       "project", "created" (epoch s), "created_at" (ISO 8601 UTC),
                       "score", "state", "factors" (points, one decimal), "handoff_suggested",
-                      "files_touched"}
+                      "files_touched", "draft_sha256" (of the draft as written)}
     handoff.pending   {"id", "ts"}: a handoff is waiting for the next session
     handoff.consumed  {"id", "session_id", "ts"}: which session took the last one
-    handoff.prev.md   the previous handoff.md, kept when a new one replaces it
+    handoff.prev.md   the previous handoff.md, kept when a new draft replaces a draft
+    handoff-<UTC time>.md  a handoff someone completed, kept when a new draft replaces it
+
+**A handoff someone wrote is never lost** (issue #11). ``handoff.md`` is *edited* when it
+no longer matches the checkpoint's ``draft_sha256`` (the user or the model completed it;
+a checkpoint from before issue #11 has no digest, and its handoff counts as edited). A new
+save replaces an unedited draft (kept as ``handoff.prev.md``, as before). An edited
+handoff that still waits for the next session (the pending marker names it) is not
+replaced: :func:`save_handoff` raises :class:`~driftguard.errors.RefusedPathError` unless
+``replace`` is given. Any other edited handoff — or one replaced with ``replace`` — is
+first kept as ``handoff-<UTC time>.md`` (a new name, never overwriting a file), and the
+result names it (:attr:`SavedHandoff.kept`).
+
+**An unfinished draft says so** (issue #11). When the handoff the ``SessionStart`` hook
+hands over still holds placeholders of the draft
+(:func:`driftguard.handoff_draft.placeholders_left`), the text given to the new session says it
+is an unfinished draft: the facts driftguard read, not a handoff the previous session
+completed.
 
 :func:`save_handoff` writes ``handoff.md``, then the checkpoint, then the pending marker —
 each atomically (:func:`driftguard._fileio.write_atomic`) — so the marker never points at
@@ -44,6 +61,7 @@ checked-out repository could carry ``.driftguard -> ~/.ssh``).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import time
 import uuid
@@ -54,6 +72,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from driftguard._fileio import read_json_object, write_atomic, write_json_atomic
 from driftguard.errors import RefusedPathError
+from driftguard.handoff_draft import placeholders_left
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -201,11 +220,13 @@ def handoff_target(
 
 @dataclass(frozen=True, slots=True)
 class SavedHandoff:
-    """What :func:`save_handoff` wrote."""
+    """What :func:`save_handoff` wrote: the new draft, its checkpoint, and — when the
+    ``handoff.md`` it replaced had been completed by someone — where that one was kept."""
 
     handoff: Path
     checkpoint: Path
     record: dict[str, Any]
+    kept: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +243,55 @@ def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _keep_completed(files: HandoffFiles, data: bytes, now: float) -> Path:
+    """Write ``data`` (a completed handoff.md) to a new ``handoff-<UTC time>.md`` next to
+    it, never over an existing file (a suffix ``-2``, ``-3`` … is added); returns it.
+
+    Raises:
+        OSError: it cannot be written.
+    """
+    stamp = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%dT%H-%M-%SZ")
+    for attempt in range(1, 1000):
+        suffix = "" if attempt == 1 else f"-{attempt}"
+        target = files.folder / f"handoff-{stamp}{suffix}.md"
+        temp = files.folder / f".{target.name}.{os.getpid()}.tmp"
+        write_atomic(temp, data, mode=_FILE_MODE)
+        try:
+            os.link(temp, target)  # fails when the name is taken: never overwrites
+        except FileExistsError:
+            continue
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+        return target
+    raise OSError(f"no free name for a kept handoff in {files.folder}")
+
+
+def _edited(files: HandoffFiles) -> bytes | None:
+    """The bytes of ``handoff.md`` when someone changed it since driftguard wrote it (it
+    no longer matches the checkpoint's ``draft_sha256``), else ``None`` (no file, or the
+    draft as written)."""
+    try:
+        data = files.handoff.read_bytes()
+    except FileNotFoundError:
+        return None
+    checkpoint = read_json_object(files.checkpoint) or {}
+    return None if checkpoint.get("draft_sha256") == _sha256(data) else data
+
+
+def _waiting(files: HandoffFiles) -> bool:
+    """A handoff waits for the next session: the pending marker names the checkpoint."""
+    marker = read_json_object(files.pending)
+    checkpoint = read_json_object(files.checkpoint)
+    return (
+        marker is not None and checkpoint is not None and marker.get("id") == checkpoint.get("id")
+    )
+
+
 def _ensure_folder(files: HandoffFiles) -> None:
     files.folder.mkdir(mode=_DIR_MODE, exist_ok=True)
     if not files.gitignore.exists():
@@ -233,29 +303,53 @@ def _ensure_folder(files: HandoffFiles) -> None:
 
 
 def save_handoff(
-    project: Path, handoff: Handoff, report: DriftReport, *, now: float | None = None
+    project: Path,
+    handoff: Handoff,
+    report: DriftReport,
+    *,
+    now: float | None = None,
+    replace: bool = False,
 ) -> SavedHandoff:
     """Save the handoff draft and its checkpoint for the next session in ``project``.
 
-    Writes ``handoff.md`` (``handoff.draft``; a previous ``handoff.md`` is kept as
-    ``handoff.prev.md``), ``handoff.json`` and ``handoff.pending``, creating
-    ``.driftguard/`` and its ``.gitignore`` first. ``project`` must exist, and be one the
-    caller was started for (:func:`handoff_target`).
+    Writes ``handoff.md`` (``handoff.draft``), ``handoff.json`` and ``handoff.pending``,
+    creating ``.driftguard/`` and its ``.gitignore`` first. A previous ``handoff.md`` is
+    kept: as ``handoff.prev.md`` when it is the draft as driftguard wrote it, else (someone
+    completed it) as a new ``handoff-<UTC time>.md``, named in the result (module doc).
+    ``project`` must exist, and be one the caller was started for (:func:`handoff_target`).
+
+    Args:
+        replace: replace a completed handoff that still waits for the next session (it
+            is kept as ``handoff-<UTC time>.md``); without it such a handoff is refused.
 
     Raises:
         RefusedPathError: ``.driftguard`` or a handoff file in it is a symlink
-            (:func:`check_no_symlinks`); nothing was written.
+            (:func:`check_no_symlinks`), or a completed handoff still waits for the next
+            session and ``replace`` was not given; nothing was written.
         OSError: the project folder cannot be written.
     """
     from driftguard.scoring.report import display_round  # numpy: only when saving
 
     files = handoff_files(project)
     check_no_symlinks(files)
-    _ensure_folder(files)
-    with contextlib.suppress(FileNotFoundError):
-        write_atomic(files.previous, files.handoff.read_bytes(), mode=_FILE_MODE)
     created = time.time() if now is None else now
+    edited = _edited(files)
+    if edited is not None and _waiting(files) and not replace:
+        raise RefusedPathError(
+            f"{files.handoff} was completed and still waits for the next session started "
+            "in this project: not replaced. Start that session to use it, or replace it "
+            "(handoff --write --replace, save_handoff with replace=true); it is then kept "
+            "as handoff-<UTC time>.md"
+        )
+    _ensure_folder(files)
+    kept = None
+    if edited is not None:
+        kept = _keep_completed(files, edited, created)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            write_atomic(files.previous, files.handoff.read_bytes(), mode=_FILE_MODE)
     handoff_id = uuid.uuid4().hex
+    draft = handoff.draft.encode("utf-8")
     record: dict[str, Any] = {
         "v": CHECKPOINT_VERSION,
         "id": handoff_id,
@@ -273,11 +367,14 @@ def save_handoff(
         },
         "handoff_suggested": report.handoff_suggested,
         "files_touched": list(handoff.files_modified),
+        "draft_sha256": _sha256(draft),
     }
-    write_atomic(files.handoff, handoff.draft.encode("utf-8"), mode=_FILE_MODE)
+    write_atomic(files.handoff, draft, mode=_FILE_MODE)
     write_json_atomic(files.checkpoint, record, mode=_FILE_MODE)
     write_json_atomic(files.pending, {"id": handoff_id, "ts": created}, mode=_FILE_MODE)
-    return SavedHandoff(handoff=files.handoff, checkpoint=files.checkpoint, record=record)
+    return SavedHandoff(
+        handoff=files.handoff, checkpoint=files.checkpoint, record=record, kept=kept
+    )
 
 
 def take_handoff(project: Path, session_id: str | None) -> TakenHandoff | None:
@@ -347,8 +444,18 @@ def handoff_context(taken: TakenHandoff, project: Path) -> str:
         shown = taken.path
     detail = f" ({'; '.join(about)})" if about else ""
     text = taken.text.strip()
+    left = placeholders_left(text)
     if len(text) > CONTEXT_CHARS:
         text = text[:CONTEXT_CHARS].rstrip() + f"\n\n[… cut; the whole handoff is in {shown}]"
+    if left:
+        placeholders = f"{left} placeholder{'s' * (left != 1)} in <angle brackets>"
+        return (
+            f"driftguard: the previous session in this project{detail} saved a handoff "
+            f"draft in {shown} but did not complete it: it still holds {placeholders}. "
+            "The facts in it were read from that session's transcript and may be "
+            "incomplete; nothing in it was checked or written by the previous session. "
+            f"The unfinished draft:\n\n{text}\n"
+        )
     return (
         f"driftguard: the previous session in this project{detail} left this handoff "
         f"for the next session, saved in {shown}:\n\n{text}\n"

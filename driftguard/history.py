@@ -95,6 +95,7 @@ __all__ = [
     "GuardedHistoryStore",
     "HistoryStore",
     "Snapshot",
+    "StoredGoal",
     "goal_sha256",
     "history_key",
     "history_key_for",
@@ -377,6 +378,19 @@ def _encode(snapshot: Snapshot) -> bytes:
     return text.encode("ascii") + b"\n"
 
 
+@dataclass(frozen=True, slots=True)
+class StoredGoal:
+    """A goal stored for a session (``sessions/<key>.json``).
+
+    Attributes:
+        text: the goal, as stored (it passed the secret gate before it was stored).
+        updated: when it was stored, seconds since the epoch, or ``None`` when unknown.
+    """
+
+    text: str
+    updated: float | None
+
+
 # --- the store -------------------------------------------------------------------------
 
 
@@ -451,8 +465,9 @@ class HistoryStore:
 
     # -- history ----------------------------------------------------------------------
 
-    def append(self, key: str, snapshot: Snapshot) -> None:
-        """Append ``snapshot`` as one line to the session's history file.
+    def append(self, key: str, snapshot: Snapshot) -> bool:
+        """Append ``snapshot`` as one line to the session's history file; returns ``True``
+        (the line is in; :class:`GuardedHistoryStore` returns ``False`` where this raises).
 
         The file is opened with ``O_APPEND`` (created 0o600, its folders 0o700), locked
         exclusively, and the whole line goes in with one write. When the file ends in a
@@ -476,7 +491,7 @@ class HistoryStore:
                     size = os.fstat(fd).st_size
                     prefix = b"\n" if size > 0 and _last_byte(fd, size) != b"\n" else b""
                     _write_all(fd, prefix + line)
-                    return
+                    return True
             finally:
                 os.close(fd)
         raise OSError(f"could not append to {path}: it kept being removed")
@@ -566,11 +581,21 @@ class HistoryStore:
             raise
 
     def load_goal(self, key: str) -> str | None:
-        """The stored goal of the session, or ``None`` when there is none or the file holds
-        no goal (not JSON, not an object, ``goal`` not a string).
+        """The stored goal of the session, or ``None`` (:meth:`load_goal_record`'s text).
+
+        Raises:
+            ValueError: invalid key.
+            OSError: the file (or its folder) exists but cannot be read.
+        """
+        stored = self.load_goal_record(key)
+        return stored.text if stored is not None else None
+
+    def load_goal_record(self, key: str) -> StoredGoal | None:
+        """The stored goal of the session and when it was stored, or ``None`` when there is
+        none or the file holds no goal (not JSON, not an object, ``goal`` not a string).
 
         The file's ``goal_sha256`` is informational and not checked: a goal edited by hand
-        is still the goal.
+        is still the goal. An ``updated`` that is not a finite number reads as ``None``.
 
         Raises:
             ValueError: invalid key.
@@ -586,8 +611,25 @@ class HistoryStore:
             return None
         if not isinstance(record, dict):
             return None
-        goal = cast("dict[str, object]", record).get("goal")
-        return goal if isinstance(goal, str) else None
+        fields = cast("dict[str, object]", record)
+        goal, updated = fields.get("goal"), fields.get("updated")
+        if not isinstance(goal, str):
+            return None
+        when = float(updated) if _is_number(updated) and math.isfinite(updated) else None
+        return StoredGoal(text=goal, updated=when)
+
+    def clear_goal(self, key: str) -> bool:
+        """Forget the stored goal of the session; returns whether there was one.
+
+        Raises:
+            ValueError: invalid key.
+            OSError: the file exists but cannot be removed.
+        """
+        try:
+            os.unlink(self.goal_path(key))
+        except FileNotFoundError:
+            return False
+        return True
 
 
 class GuardedHistoryStore(HistoryStore):
@@ -596,8 +638,9 @@ class GuardedHistoryStore(HistoryStore):
 
     Each method that :class:`HistoryStore` lets ``OSError`` out of instead appends one
     line to :attr:`notes` (what was not done, the path, the system's reason) and returns
-    what it would for nothing stored: :meth:`read` ``[]``, :meth:`load_goal` ``None``,
-    :meth:`prune` ``0``; :meth:`append` and :meth:`save_goal` write nothing. ``ValueError``
+    what it would for nothing stored: :meth:`read` ``[]``, :meth:`load_goal` and
+    :meth:`load_goal_record` ``None``, :meth:`prune` ``0``, :meth:`append` ``False``;
+    :meth:`save_goal` and :meth:`clear_goal` change nothing. ``ValueError``
     (an invalid key: a programming error) still propagates. Make one per command or tool
     call, so its notes belong to that call.
     """
@@ -610,12 +653,14 @@ class GuardedHistoryStore(HistoryStore):
     def _note(self, what: str, path: Path, exc: OSError) -> None:
         self.notes.append(f"{what}: {path}: {exc.strerror or exc}")
 
-    def append(self, key: str, snapshot: Snapshot) -> None:
-        """:meth:`HistoryStore.append`, or a note when the history cannot be written."""
+    def append(self, key: str, snapshot: Snapshot) -> bool:
+        """:meth:`HistoryStore.append`, or ``False`` and a note when the history cannot be
+        written."""
         try:
-            super().append(key, snapshot)
+            return super().append(key, snapshot)
         except OSError as exc:
             self._note("score not recorded in the history", self.history_path(key), exc)
+            return False
 
     def read(self, key: str) -> list[Snapshot]:
         """:meth:`HistoryStore.read`, or ``[]`` and a note when the history cannot be read."""
@@ -632,13 +677,22 @@ class GuardedHistoryStore(HistoryStore):
         except OSError as exc:
             self._note("goal not stored for later calls", self.goal_path(key), exc)
 
-    def load_goal(self, key: str) -> str | None:
-        """:meth:`HistoryStore.load_goal`, or ``None`` and a note when it cannot be read."""
+    def load_goal_record(self, key: str) -> StoredGoal | None:
+        """:meth:`HistoryStore.load_goal_record`, or ``None`` and a note when it cannot be
+        read (:meth:`load_goal` goes through this too)."""
         try:
-            return super().load_goal(key)
+            return super().load_goal_record(key)
         except OSError as exc:
             self._note("stored goal not read", self.goal_path(key), exc)
             return None
+
+    def clear_goal(self, key: str) -> bool:
+        """:meth:`HistoryStore.clear_goal`, or ``False`` and a note when it cannot be removed."""
+        try:
+            return super().clear_goal(key)
+        except OSError as exc:
+            self._note("stored goal not forgotten", self.goal_path(key), exc)
+            return False
 
     def prune(self, retention_days: int, now: float | None = None) -> int:
         """:meth:`HistoryStore.prune`, or ``0`` and a note when a folder cannot be pruned."""

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any, Final
 from driftguard import livecache
 
 if TYPE_CHECKING:
+    from driftguard.engine import DriftOutcome
     from driftguard.incremental import SessionCache
     from driftguard.model import CliName, Session
 
@@ -57,6 +58,7 @@ __all__ = [
     "HOOK_EVENTS",
     "SETTLE_SECONDS",
     "HookInputError",
+    "live_status",
     "parse_payload",
     "prompt_warning",
     "run_hook",
@@ -202,7 +204,6 @@ def stop(
     from driftguard import engine
     from driftguard.history import GuardedHistoryStore
     from driftguard.incremental import SessionCache
-    from driftguard.scoring.report import display_round
 
     transcript = _text(payload, "transcript_path")
     if transcript is None:
@@ -220,26 +221,7 @@ def stop(
     if session_id is None:
         print("driftguard hook stop: no session id: status line not refreshed", file=sys.stderr)
         return ""
-    report = outcome.report
-    status = livecache.LiveStatus(
-        session_id=session_id,
-        cli=session.cli,
-        transcript_path=str(path),
-        transcript_size=size,
-        ts=time.time(),
-        score=report.score,
-        state=report.state,
-        factors={
-            name: (None if value is None else display_round(value))
-            for name, value in report.factors.items()
-        },
-        messages=report.messages,
-        context_tokens=session.context_tokens,
-        context_window=report.context_window,
-        tokens_estimated=session.tokens_estimated,
-        handoff_suggested=report.handoff_suggested,
-        warn_threshold=report.warn_threshold,
-    )
+    status = live_status(outcome, session_id, path, size)
     try:
         livecache.write_status(status)
     except OSError as exc:
@@ -250,6 +232,36 @@ def stop(
         )
     livecache.prune(outcome.config.history_retention_days)
     return ""
+
+
+def live_status(
+    outcome: DriftOutcome, session_id: str, path: Path, size: int
+) -> livecache.LiveStatus:
+    """The status-line record of a scored session: ``outcome`` of the transcript ``path``
+    (``size`` bytes when it was read), for the host's ``session_id``."""
+    from driftguard.scoring.report import display_round
+
+    report = outcome.report
+    return livecache.LiveStatus(
+        session_id=session_id,
+        cli=report.session.cli,
+        transcript_path=str(path),
+        transcript_size=size,
+        ts=time.time(),
+        score=report.score,
+        state=report.state,
+        factors={
+            name: (None if value is None else display_round(value))
+            for name, value in report.factors.items()
+        },
+        messages=report.messages,
+        context_tokens=report.session.context_tokens,
+        context_window=report.context_window,
+        tokens_estimated=report.session.tokens_estimated,
+        handoff_suggested=report.handoff_suggested,
+        warn_threshold=report.warn_threshold,
+        goal=outcome.goal,
+    )
 
 
 # --- UserPromptSubmit ------------------------------------------------------------------

@@ -104,6 +104,8 @@ class LiveStatus:
         handoff_suggested: the design §5.4 handoff trigger fired.
         warn_threshold: the score from which the prompt hook warns (config
             ``warnThreshold``).
+        goal: the goal the score used (remembered for the session), or ``None``
+            (issue #11; a record without it reads as ``None``).
     """
 
     session_id: str
@@ -120,6 +122,7 @@ class LiveStatus:
     tokens_estimated: bool
     handoff_suggested: bool
     warn_threshold: int
+    goal: str | None = None
 
     def to_record(self) -> dict[str, Any]:
         """The JSON object written to ``<key>.json``."""
@@ -139,6 +142,7 @@ class LiveStatus:
             "tokens_estimated": self.tokens_estimated,
             "handoff_suggested": self.handoff_suggested,
             "warn_threshold": self.warn_threshold,
+            "goal": self.goal,
         }
 
     @classmethod
@@ -164,6 +168,7 @@ class LiveStatus:
             return None
         if not 0 <= record["score"] <= 100:
             return None
+        goal = record.get("goal")
         return cls(
             session_id=record["session_id"],
             cli=record["cli"],
@@ -179,6 +184,7 @@ class LiveStatus:
             tokens_estimated=record["tokens_estimated"],
             handoff_suggested=record["handoff_suggested"],
             warn_threshold=record["warn_threshold"],
+            goal=goal if isinstance(goal, str) and goal else None,
         )
 
 

@@ -11,12 +11,18 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 __all__ = [
+    "AUDIENCES",
     "CLI_NAMES",
     "FACTOR_NAMES",
+    "GOAL_SOURCES",
     "SCORINGS",
     "WARN_THRESHOLDS",
+    "Audience",
     "CliName",
+    "GoalSource",
+    "GoalUse",
     "ParsedMessage",
+    "Recording",
     "Role",
     "Scoring",
     "Session",
@@ -44,6 +50,17 @@ WARN_THRESHOLDS: dict[Scoring, int] = {"seed": 60, "calibrated": 61}
 """The default ``warnThreshold`` of each scoring: the seed's 60 (design §5.4), and the
 Drifting line 61 on the calibrated scales (``benchmarks/VALIDITY.md`` rule v2, change 3),
 so that the handoff is suggested whenever the state is drifting or polluted."""
+
+Audience = Literal["cli", "mcp"]
+AUDIENCES: tuple[Audience, ...] = get_args(Audience)
+"""Who reads a text report (issue #11): ``"cli"``, someone at a terminal, told to run
+``driftguard`` commands; ``"mcp"``, the model in a session, told to call the tools."""
+
+GoalSource = Literal["given", "remembered"]
+GOAL_SOURCES: tuple[GoalSource, ...] = get_args(GoalSource)
+"""Where the goal of a score came from (issue #11): ``"given"`` with this call (the
+``--goal`` flag, ``get_drift``'s ``goal``), or ``"remembered"`` from an earlier call that
+kept it for the session (``~/.driftcli/sessions/``)."""
 
 FACTOR_NAMES: tuple[str, ...] = (
     "context_saturation",
@@ -156,3 +173,36 @@ class Session:
     def assistant_texts(self) -> tuple[str, ...]:
         """The remembered assistant messages' text, oldest first (what most factors read)."""
         return tuple(m.content for m in self.messages if m.role == "assistant" and not m.is_summary)
+
+
+@dataclass(frozen=True, slots=True)
+class GoalUse:
+    """The goal a score used for goal distance, and where it came from (issue #11).
+
+    Attributes:
+        text: the goal after the secret gate (what was scored, stored and shown).
+        source: ``"given"`` with this call, or ``"remembered"`` from an earlier one.
+        kept: later calls that give no goal use this one (it is stored for the session).
+        set_at: when the stored goal was stored, seconds since the epoch; ``None`` for a
+            goal given for this call only.
+    """
+
+    text: str
+    source: GoalSource
+    kept: bool
+    set_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Recording:
+    """Whether a score went into the session's history, and why not (issue #11).
+
+    Attributes:
+        recorded: a snapshot was appended to the session's history.
+        reason: why not, one line (``None`` when recorded): the file is not in a session
+            folder, history is turned off, the score is a try-out with another preset or
+            goal than the ones in force, or the history could not be written.
+    """
+
+    recorded: bool
+    reason: str | None = None

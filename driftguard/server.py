@@ -46,9 +46,9 @@ from driftguard.history import GuardedHistoryStore, HistoryStore
 from driftguard.incremental import SessionCache
 from driftguard.model import Session
 from driftguard.resolve import ResolvedSession, project_dir, resolve_session, start_projects
-from driftguard.scoring import DriftReport, render_text, to_json_dict
+from driftguard.scoring import DriftReport, to_json_dict
 from driftguard.scoring.report import render_session_line
-from driftguard.trend import Trend, render_trend_text
+from driftguard.trend import Trend, render_trend_text, trend_json
 
 __all__ = ["SERVER_NAME", "create_server", "main"]
 
@@ -165,42 +165,65 @@ class ActionLoopInfo(BaseModel):
 
 
 class DriftResult(BaseModel):
-    """The drift report of design §5.5, plus the goal that was used."""
+    """The drift report of design §5.5 — the same object as ``driftguard score --json``
+    (issue #11), recommendation first — plus ``text`` and ``notes``."""
 
+    recommendation: str = Field(
+        description="What to do now (carry on, start fresh soon, start fresh now) and why."
+    )
     score: int = Field(ge=0, le=100, description="Drift score, 0-100 points.")
     state: Literal["fresh", "warming", "drifting", "polluted"]
     factors: Factors
     weights: dict[str, float] = Field(
-        description="Weights applied, normalised over active factors."
+        description="Weights applied, normalised over active factors (4 decimals)."
     )
     messages: int = Field(description="User + assistant messages the model still remembers.")
     handoff_suggested: bool
-    recommendation: str
     session: SessionInfo
     scoring: Literal["seed", "calibrated"] = Field(description="The scoring that made the score.")
     preset: str | None = Field(description="The preset whose weights were used.")
     loop: ActionLoopInfo | None = Field(description="The strongest tool-call loop, if any.")
     goal: str | None = Field(description="The goal used for goal distance (given or remembered).")
+    goal_source: Literal["given", "remembered"] | None = Field(
+        description="Where the goal came from: given in this call, or remembered from an "
+        "earlier one; null without a goal."
+    )
+    goal_set_at: str | None = Field(
+        description="When the remembered goal was given (ISO 8601 UTC); null without one."
+    )
+    goal_kept: bool = Field(description="Later calls without a goal use this goal.")
+    recorded: bool = Field(description="The score was recorded for get_trend.")
+    not_recorded_reason: str | None = Field(description="Why the score was not recorded.")
     text: str = Field(
-        description="The report as readable text: recommendation, factor bars, score, file."
+        description="The report as readable text: recommendation, factor bars, score, goal, file."
     )
     notes: list[str] = Field(default_factory=list, description=NOTES_DESCRIPTION)
 
 
 class TrendResult(BaseModel):
-    """How the session's drift score moved over the snapshots get_drift recorded."""
+    """How the session's drift score moved over the snapshots get_drift recorded — the
+    same object as ``driftguard trend --json`` (issue #11), plus ``text`` and ``notes``."""
 
-    snapshots: int = Field(description="How many snapshots the history holds.")
+    snapshots: int = Field(description="How many snapshots the trend is drawn from.")
     scores: list[int] = Field(description="The score of each snapshot, oldest first, 0-100.")
     sparkline: str | None = Field(description="One ▁▂▃▄▅▆▇█ cell per score, from 3 snapshots.")
     peak: int | None = Field(description="The highest score, 0-100.")
     average: float | None = Field(description="The mean score, 0-100.")
     latest_score: int | None
     latest_state: Literal["fresh", "warming", "drifting", "polluted"] | None
-    trajectory: Literal["climbing", "falling", "stable"] = Field(
-        description="Over the last 5 snapshots: a rise of ≥ 10 points climbs, a fall of ≥ 10 falls."
+    trajectory: Literal["climbing", "falling", "stable"] | None = Field(
+        description="Over the last 5 snapshots: a rise of ≥ 10 points climbs, a fall of ≥ 10 "
+        "falls; null below 2 snapshots."
     )
+    trajectory_delta: int = Field(description="Last minus first score of those snapshots.")
     handoff_suggested: bool = Field(description="The latest score reached the warn threshold.")
+    warn_threshold: int = Field(description="The score from which a handoff is suggested.")
+    set_aside: int = Field(
+        description="Recorded snapshots made with another scoring, preset or goal, left out."
+    )
+    not_recorded_reason: str | None = Field(
+        description="Why this session file has no history at all, else null."
+    )
     session: SessionInfo
     text: str = Field(description="The trend as readable text.")
     notes: list[str] = Field(default_factory=list, description=NOTES_DESCRIPTION)
@@ -225,6 +248,11 @@ class HandoffResult(BaseModel):
     )
     checkpoint: str | None = Field(
         default=None, description="save_handoff: the JSON checkpoint saved with it."
+    )
+    kept: str | None = Field(
+        default=None,
+        description="save_handoff: where the handoff.md that someone had completed was kept "
+        "before the new draft replaced it; else null.",
     )
     notes: list[str] = Field(default_factory=list, description=NOTES_DESCRIPTION)
 
@@ -253,16 +281,20 @@ def _as_tool_error() -> Iterator[None]:
     try:
         yield
     except DriftguardError as exc:
-        raise ToolError(str(exc)) from exc
+        raise ToolError(exc.full_text()) from exc
 
 
 @dataclass(frozen=True)
 class _Loaded:
-    """A parsed session, how it was found, and the project whose config applies."""
+    """A parsed session, how it was found, the project whose config applies, and the
+    folders a ``session`` argument was allowed in (empty when none was given): they count
+    as session folders for the history too, even when ``project``'s config lists other
+    ones."""
 
     session: Session
     resolved: ResolvedSession
     project: Path
+    folders: tuple[Path, ...] = ()
 
 
 def _readable_folders() -> list[Path]:
@@ -291,7 +323,7 @@ def _load(ctx: Context[ServerState, Any], session: str | None) -> _Loaded:
     project = project_dir()
     if resolved.resolved_by == "argument" and parsed.cwd and Path(parsed.cwd).is_dir():
         project = Path(parsed.cwd)
-    return _Loaded(parsed, resolved, project)
+    return _Loaded(parsed, resolved, project, tuple(folders or ()))
 
 
 def _call_store(ctx: Context[ServerState, Any]) -> GuardedHistoryStore:
@@ -368,19 +400,14 @@ async def _lifespan(_server: MCPServer[ServerState]) -> AsyncIterator[ServerStat
 def _trend_result(
     trend: Trend, report: DriftReport, note: str | None, notes: list[str]
 ) -> TrendResult:
-    return TrendResult(
-        snapshots=len(trend.scores),
-        scores=list(trend.scores),
-        sparkline=trend.sparkline,
-        peak=trend.peak,
-        average=trend.average,
-        latest_score=trend.latest_score,
-        latest_state=trend.latest_state,
-        trajectory=trend.trajectory,
-        handoff_suggested=trend.handoff_hint,
-        session=_session_info(report, note),
-        text=_with_notes(render_trend_text(trend), notes),
-        notes=notes,
+    text = f"{render_trend_text(trend, 'mcp')}\n{render_session_line(report)}"
+    return TrendResult.model_validate(
+        {
+            **trend_json(trend),
+            "session": _session_info(report, note),
+            "text": _with_notes(text, notes),
+            "notes": notes,
+        }
     )
 
 
@@ -403,6 +430,7 @@ def _handoff_result(
         session=_session_info(report, note),
         saved_to=str(saved.handoff) if saved is not None else None,
         checkpoint=str(saved.checkpoint) if saved is not None else None,
+        kept=str(saved.kept) if saved is not None and saved.kept is not None else None,
         notes=notes,
     )
 
@@ -439,22 +467,21 @@ def create_server() -> MCPServer[ServerState]:
                 loaded.session,
                 project=loaded.project,
                 store=store,
-                goal=goal,
+                goal=goal if goal is not None and goal.strip() else None,
                 resolved_by=loaded.resolved.resolved_by,
+                more_folders=loaded.folders,
             )
-        report = outcome.report
         note = loaded.resolved.note
         notes = _notes(loaded, store)
-        text = f"{render_text(report)}\n{render_session_line(report)}"
+        text = outcome.to_text("mcp")
         if note:
             text += f"\nNote: {note}."
         text = _with_notes(text, notes)
-        payload = to_json_dict(report)
+        payload = outcome.to_json()
         result = DriftResult.model_validate(
             {
                 **payload,
-                "session": _session_info(report, note),
-                "goal": outcome.goal,
+                "session": _session_info(outcome.report, note),
                 "text": text,
                 "notes": notes,
             }
@@ -466,6 +493,7 @@ def create_server() -> MCPServer[ServerState]:
         session: str | None,
         write: bool,
         roots: ListRootsResult | None = None,
+        replace: bool = False,
     ) -> CallToolResult:
         notes: list[str] = []
         store = _call_store(ctx)
@@ -492,9 +520,11 @@ def create_server() -> MCPServer[ServerState]:
             saved = None
             if target is not None:
                 try:
-                    saved = save_handoff(target, handoff, report)
+                    saved = save_handoff(target, handoff, report, replace=replace)
                 except OSError as exc:
                     raise DriftguardError(f"cannot write the handoff in {target}: {exc}") from exc
+        if saved is not None and saved.kept is not None:
+            notes.append(f"the handoff.md that was there had been completed: kept as {saved.kept}")
         result = _handoff_result(handoff, report, saved, loaded.resolved.note, notes)
         return _result(_with_notes(handoff.prompt, notes), result)
 
@@ -511,13 +541,22 @@ def create_server() -> MCPServer[ServerState]:
     def save_handoff_tool(
         ctx: Context[ServerState, Any],
         session: SessionArg = None,
+        replace: Annotated[
+            bool,
+            Field(
+                description="Replace a handoff.md someone completed that still waits for the "
+                "next session (it is kept as .driftguard/handoff-<UTC time>.md). Without it, "
+                "such a handoff is not replaced and the call fails saying so."
+            ),
+        ] = False,
         roots: Annotated[ListRootsResult | None, Resolve(_client_roots)] = None,
     ) -> Annotated[CallToolResult, HandoffResult]:
         """Like get_handoff, but first saves the pre-filled draft as .driftguard/handoff.md in
         the project (with a checkpoint), so that the next session started there begins with
         it; then complete that file in place as the returned instructions say. A session of
-        another folder than the project is not saved: its handoff comes back as text."""
-        return _handoff(ctx, session, write=True, roots=roots)
+        another folder than the project is not saved: its handoff comes back as text. A
+        handoff.md someone completed is never lost: it is kept as handoff-<UTC time>.md."""
+        return _handoff(ctx, session, write=True, roots=roots, replace=replace)
 
     @server.tool(title="Session drift trend", annotations=READ_ONLY)
     def get_trend(
@@ -535,7 +574,9 @@ def create_server() -> MCPServer[ServerState]:
                 resolved_by=loaded.resolved.resolved_by,
                 record=False,
             )
-            trend = engine.trend(loaded.session, project=loaded.project, store=store)
+            trend = engine.trend(
+                loaded.session, project=loaded.project, store=store, more_folders=loaded.folders
+            )
         result = _trend_result(trend, outcome.report, loaded.resolved.note, _notes(loaded, store))
         return _result(result.text, result)
 
@@ -556,7 +597,7 @@ def create_server() -> MCPServer[ServerState]:
         except DriftguardError as exc:
             # Prompts have no error result: a protocol error carries the message, which the
             # SDK would otherwise replace with "Error rendering prompt".
-            raise MCPError(INVALID_PARAMS, str(exc)) from exc
+            raise MCPError(INVALID_PARAMS, exc.full_text()) from exc
         return handoff.prompt
 
     return server

@@ -9,8 +9,13 @@ and a still-running command is cancelled), with a JSON payload on stdin
     drift 47 warming · ctx 62% · rep 31
 
 - ``drift 47 warming``: the cached score (0–100) and state; coloured by state unless
-  ``NO_COLOR`` is set. Without a cached score (no turn has ended yet, or the hooks are not
-  installed): ``drift – not scored yet``.
+  ``NO_COLOR`` is set. Without a cached score (no turn of this session has ended yet, or
+  the hooks are not installed) the transcript named in the payload is scored on the spot
+  when that fits in Claude Code's 300 ms (a file of at most :data:`ON_THE_SPOT_BYTES`, no
+  remembered goal: see there for the measurement); otherwise the line says
+  ``drift – scored when this turn ends`` beside the context figure (issue #11). Only
+  without a transcript at all: ``drift – not scored yet``. The status line never writes
+  the score it made: the stop hook stays the one writer of the cache.
 - ``ctx 62%``: how full the context window is, from the host's own figures when the
   payload has them — ``used_percentage``, else the ``current_usage`` tokens, else
   ``total_input_tokens``, over ``context_window_size`` — else from the cached score's
@@ -19,15 +24,17 @@ and a still-running command is cancelled), with a JSON payload on stdin
   ``len`` length collapse, ``goal`` goal distance, ``unc`` uncertainty, ``hedge``
   confidence drift).
 - ``handoff suggested`` when the cached report suggested one (design §5.4).
+- ``goal “import CSV…”``: the goal the score used, when one is remembered (issue #11).
 
 The host's ``context_window_size`` overrides driftguard's own window (design §5.3): it is
 remembered (``<key>.host.json``) and the next stop hook scores with it.
 
-It never parses a transcript, imports only the standard library, :mod:`driftguard.paths`
-and :mod:`driftguard.livecache`, never raises and always exits 0 (design §10): on a bad
-payload it still prints a line. With ``--wrap COMMAND`` it runs the user's own status-line
-command with the same stdin and appends the drift segment to that command's last line, so
-an existing status line can be kept (``driftguard setup --hooks`` never replaces one).
+With a cached score it never parses a transcript and imports only the standard library,
+:mod:`driftguard.paths` and :mod:`driftguard.livecache`; it never raises and always exits
+0 (design §10): on a bad payload it still prints a line. With ``--wrap COMMAND`` it runs
+the user's own status-line command with the same stdin and appends the drift segment to
+that command's last line, so an existing status line can be kept (``driftguard setup
+--hooks`` never replaces one).
 """
 
 from __future__ import annotations
@@ -45,6 +52,8 @@ from driftguard.livecache import LiveStatus
 __all__ = [
     "FACTOR_SHORT",
     "NOT_SCORED",
+    "ON_THE_SPOT_BYTES",
+    "SCORED_AFTER_TURN",
     "WRAP_TIMEOUT",
     "context_percent",
     "host_window",
@@ -62,6 +71,20 @@ FACTOR_SHORT: Final[Mapping[str, str]] = {
 """Short labels of the factors other than context saturation (shown by ``ctx``)."""
 
 NOT_SCORED: Final = "drift – not scored yet"
+SCORED_AFTER_TURN: Final = "drift – scored when this turn ends"
+ON_THE_SPOT_BYTES: Final = 10_000_000
+"""Largest transcript (bytes) the status line scores itself when nothing is cached.
+
+Measured as whole ``driftguard statusline`` processes with nothing cached
+(``python benchmarks/bench_statusline.py --spot-sizes …``, 10 runs each, this project's
+2-core machine, Python 3.11): median 143 ms at 0.1 MB, 154 ms at 1 MB, 194 ms at 5 MB,
+244 ms (max 250) at 10 MB, 262 ms at 12 MB, 295 ms at 15 MB, 341 ms at 20 MB — about
+140 ms of start-up and imports plus 10 ms per MB. Claude Code cancels a status line still
+running after 300 ms; 10 MB leaves a fifth of that for a busier machine. With a remembered
+goal the process takes 0.8 s even at 0.1 MB (scikit-learn's import), so a goal is never
+scored here."""
+GOAL_SHOWN: Final = 24
+"""Characters of the goal shown in the status line."""
 NOTABLE_POINTS: Final = 10.0
 """A factor is shown from this many points (as in the text report, design §5.5)."""
 WRAP_TIMEOUT: Final = 5.0
@@ -161,7 +184,7 @@ def render_line(
         columns: the terminal width; trailing segments are dropped to fit it.
     """
     if status is None:
-        head = NOT_SCORED
+        head = SCORED_AFTER_TURN if _transcript(payload) is not None else NOT_SCORED
         plain_head = head
     else:
         plain_head = f"drift {status.score} {status.state}"
@@ -177,10 +200,72 @@ def render_line(
             tail.append(top)
         if status.handoff_suggested:
             tail.append("handoff suggested")
+        if status.goal:
+            goal = " ".join(status.goal.split())
+            if len(goal) > GOAL_SHOWN:
+                goal = goal[: GOAL_SHOWN - 1].rstrip() + "…"
+            tail.append(f"goal “{goal}”")
     if columns is not None and columns > 0:
         while tail and len(SEPARATOR.join([plain_head, *tail])) > columns:
             tail.pop()
     return SEPARATOR.join([head, *tail])
+
+
+def _transcript(payload: Mapping[str, Any]) -> str | None:
+    value = payload.get("transcript_path")
+    return value if isinstance(value, str) and value else None
+
+
+def _project(payload: Mapping[str, Any]) -> str | None:
+    """The project folder the payload names (``workspace.project_dir``, else ``cwd``)."""
+    workspace = payload.get("workspace")
+    if isinstance(workspace, dict):
+        folder = workspace.get("project_dir")
+        if isinstance(folder, str) and folder:
+            return folder
+    cwd = payload.get("cwd")
+    return cwd if isinstance(cwd, str) and cwd else None
+
+
+def score_on_the_spot(payload: Mapping[str, Any], session_id: str) -> LiveStatus | None:
+    """The score of the payload's transcript, made now, when it fits the status line's
+    time (module doc): at most :data:`ON_THE_SPOT_BYTES` and no remembered goal (scoring a
+    goal imports scikit-learn, about 0.6 s). ``None`` when it does not fit, or there is no
+    transcript. Reads the config of the payload's project; records nothing.
+
+    Raises:
+        DriftguardError: the transcript cannot be read or scored, or the config is bad.
+        OSError: the transcript vanished while it was read.
+    """
+    from pathlib import Path
+
+    transcript = _transcript(payload)
+    if transcript is None:
+        return None
+    path = Path(transcript)
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return None
+    if size > ON_THE_SPOT_BYTES:
+        return None
+    from driftguard.history import HistoryStore, history_key
+
+    if HistoryStore().goal_path(history_key("claude_code", session_id)).exists():
+        return None
+    from driftguard import engine
+    from driftguard.adapters import parse_session
+    from driftguard.history import GuardedHistoryStore
+    from driftguard.hooks import live_status
+
+    project = _project(payload)
+    outcome = engine.drift(
+        parse_session(path, "claude_code"),
+        project=Path(project) if project else None,
+        store=GuardedHistoryStore(),
+        record=False,
+    )
+    return live_status(outcome, session_id, path, size)
 
 
 def _columns(env: Mapping[str, str]) -> int | None:
@@ -242,6 +327,11 @@ def statusline_output(
                 livecache.write_host_window(session_id, window)
             except OSError as exc:
                 print(f"driftguard statusline: cache not written: {exc}", file=sys.stderr)
+        if status is None:
+            try:
+                status = score_on_the_spot(payload, session_id)
+            except Exception as exc:  # noqa: BLE001 - the status line must always print
+                print(f"driftguard statusline: not scored: {exc}", file=sys.stderr)
     color = not environ.get("NO_COLOR")
     line = render_line(payload, status, color=color, columns=_columns(environ))
     if wrap is None:

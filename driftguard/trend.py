@@ -13,36 +13,46 @@ Rules (design §6), over the scores ``s₀ … sₙ₋₁`` in append order:
 - **latest**: the last snapshot's score and state.
 - **trajectory**: over the last 5 snapshots (fewer when fewer exist), ``last − first`` ≥ 10
   → ``climbing``, ≤ −10 → ``falling``, else ``stable``; with fewer than 2 snapshots there
-  is no movement to judge, so ``stable``.
+  is no movement to judge: ``None`` (issue #11: never "stable" beside "needs at least 2").
 - **handoff hint**: the latest score ≥ the warn threshold (``warnThreshold``, design
   §5.4). Only the score is recorded, so the saturation and repetition triggers of §5.4 do
   not enter the hint.
 
-**Scales** (issue #8): scores of different scorings or presets are not comparable, so a
-trend is computed only over the snapshots made with the scoring and preset in force now
-(``compute_trend``'s ``scoring`` and ``preset``). The others stay in the history file;
-the trend counts them (``set_aside``) and its text says so, and never draws a trajectory
-across them — an upgrade of the scoring does not read as "climbing" or "falling".
+**Scales** (issues #8, #11): scores of different scorings, presets or goals are not
+comparable (a goal adds a factor and moves every weight), so a trend is computed only over
+the snapshots made with the scoring, preset and goal in force now (``compute_trend``'s
+``scoring``, ``preset`` and ``goal_sha256``). The others stay in the history file; the
+trend counts them (``set_aside``) and its text says so, and never draws a trajectory across
+them — an upgrade of the scoring or a new goal does not read as "climbing" or "falling".
 
-With no snapshot at all every value is ``None`` (scores empty), the trajectory is
-``stable`` and there is no hint; the text then says to call ``get_drift`` first.
+With no snapshot at all every value is ``None`` (scores empty), the trajectory is ``None``
+and there is no hint; the text then says how to record a score — to whoever reads it
+(:data:`~driftguard.model.Audience`: run ``driftguard score``, or call ``get_drift``). A
+file outside the session folders has no history at all (``outside``), and says so.
+
+:func:`trend_json` is the one JSON shape of ``driftguard trend --json`` and ``get_trend``
+(which adds ``text`` and ``notes``).
 """
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 if TYPE_CHECKING:
     from driftguard.history import Snapshot
+    from driftguard.model import Audience
     from driftguard.scoring.composite import State
 
 __all__ = [
+    "ANY_GOAL",
     "MIN_SPARKLINE_SNAPSHOTS",
-    "NO_HISTORY",
+    "NOT_IN_SESSION_FOLDER",
+    "OUTSIDE_SESSION_FOLDERS",
     "SPARK_CELLS",
     "TEXT_SPARKLINE_CELLS",
     "TRAJECTORY_DELTA",
@@ -50,8 +60,10 @@ __all__ = [
     "Trajectory",
     "Trend",
     "compute_trend",
+    "no_history_text",
     "render_trend_text",
     "spark_cell",
+    "trend_json",
 ]
 
 Trajectory = Literal["climbing", "falling", "stable"]
@@ -68,7 +80,20 @@ TRAJECTORY_DELTA: Final = 10
 """A change of at least this many points is ``climbing`` or ``falling`` (design §6)."""
 TEXT_SPARKLINE_CELLS: Final = 60
 """The text shows at most this many latest cells of a longer sparkline (the field has all)."""
-NO_HISTORY: Final = "No history yet for this session: call get_drift first."
+NOT_IN_SESSION_FOLDER: Final = "not in a session folder"
+"""Why a file has no history: the ``not_recorded_reason`` of its reports (issue #11)."""
+OUTSIDE_SESSION_FOLDERS: Final = (
+    "No history: this file is not in a session folder, so its scores are never recorded "
+    "(the config's sessionFolders adds a folder)."
+)
+
+
+class _AnyGoal(enum.Enum):
+    ANY = "any goal"
+
+
+ANY_GOAL: Final = _AnyGoal.ANY
+"""``compute_trend(goal_sha256=ANY_GOAL)``: snapshots of every goal count (the default)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +107,13 @@ class Trend:
         average: the mean score rounded half up to one decimal, ``None`` without snapshots.
         latest_score: the last snapshot's score, ``None`` without snapshots.
         latest_state: the last snapshot's state, ``None`` without snapshots.
-        trajectory: ``climbing`` / ``falling`` / ``stable`` over the last 5 snapshots.
+        trajectory: ``climbing`` / ``falling`` / ``stable`` over the last 5 snapshots;
+            ``None`` below 2 snapshots.
         trajectory_delta: ``last − first`` score points over those snapshots (0 below 2).
         handoff_hint: the latest score reached ``warn_threshold``.
         warn_threshold: the score from which the hint fires (0–100).
-        set_aside: snapshots made with another scoring or preset, not in this trend.
+        set_aside: snapshots made with another scoring, preset or goal, not in this trend.
+        outside: the file is not in a session folder: it has no history at all.
     """
 
     scores: tuple[int, ...]
@@ -95,11 +122,12 @@ class Trend:
     average: float | None
     latest_score: int | None
     latest_state: State | None
-    trajectory: Trajectory
+    trajectory: Trajectory | None
     trajectory_delta: int
     handoff_hint: bool
     warn_threshold: int
     set_aside: int = 0
+    outside: bool = False
 
     @property
     def snapshots(self) -> int:
@@ -121,10 +149,10 @@ def _mean_one_decimal(scores: Sequence[int]) -> float:
     return math.floor(tenths + Fraction(1, 2)) / 10
 
 
-def _trajectory(scores: Sequence[int]) -> tuple[Trajectory, int]:
+def _trajectory(scores: Sequence[int]) -> tuple[Trajectory | None, int]:
     window = scores[-TRAJECTORY_WINDOW:]
     if len(window) < 2:
-        return "stable", 0
+        return None, 0
     delta = window[-1] - window[0]
     if delta >= TRAJECTORY_DELTA:
         return "climbing", delta
@@ -139,11 +167,15 @@ def compute_trend(
     *,
     scoring: str | None = None,
     preset: str | None = None,
+    goal_sha256: str | _AnyGoal | None = ANY_GOAL,
+    outside: bool = False,
 ) -> Trend:
     """The design §6 trend of ``snapshots`` (oldest first) against ``warn_threshold``.
 
-    With ``scoring`` (and ``preset``), only the snapshots made with that scoring (and
-    preset) count; the rest are counted in :attr:`Trend.set_aside`.
+    With ``scoring``, ``preset`` or ``goal_sha256`` (``None``: scores made without a goal),
+    only the snapshots made with that scoring, preset and goal count; the rest are counted
+    in :attr:`Trend.set_aside`. ``outside``: the file has no history (the caller passes no
+    snapshots).
     """
     every = len(snapshots)
     snapshots = [
@@ -151,6 +183,7 @@ def compute_trend(
         for snapshot in snapshots
         if (scoring is None or snapshot.scoring == scoring)
         and (preset is None or snapshot.preset == preset)
+        and (goal_sha256 is ANY_GOAL or snapshot.goal_sha256 == goal_sha256)
     ]
     set_aside = every - len(snapshots)
     scores = tuple(snapshot.score for snapshot in snapshots)
@@ -168,6 +201,7 @@ def compute_trend(
             handoff_hint=False,
             warn_threshold=warn_threshold,
             set_aside=set_aside,
+            outside=outside,
         )
     latest = snapshots[-1]
     sparkline = (
@@ -187,29 +221,43 @@ def compute_trend(
         handoff_hint=latest.score >= warn_threshold,
         warn_threshold=warn_threshold,
         set_aside=set_aside,
+        outside=outside,
     )
 
 
-def render_trend_text(trend: Trend) -> str:
-    """A few readable lines for the model and the terminal.
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
 
-    For example (scores 12, 20, 52, 58; warn threshold 50)::
+
+def no_history_text(audience: Audience) -> str:
+    """What the trend says without a recorded score, told to whoever reads it."""
+    how = "run `driftguard score` to record one" if audience == "cli" else "call get_drift first"
+    return f"No scores recorded yet for this session: {how}."
+
+
+def render_trend_text(trend: Trend, audience: Audience = "mcp") -> str:
+    """A few readable lines for the model (``audience="mcp"``) or the terminal (``"cli"``).
+
+    For example (scores 12, 20, 52, 58; warn threshold 50; for the model)::
 
         ▁▂▅▅ 12 → 58 · peak 58 · avg 35.5 · climbing · latest warming
         4 snapshots; +46 points over the last 4.
         → Latest score 58 ≥ warn threshold 50: call get_handoff() and start a fresh session.
 
-    A sparkline longer than 60 cells shows its latest 60 after ``…``. Without snapshots the
-    text is :data:`NO_HISTORY`.
+    A sparkline longer than 60 cells shows its latest 60 after ``…``. A single snapshot
+    names no trajectory. Without snapshots the text is :func:`no_history_text`, or
+    :data:`OUTSIDE_SESSION_FOLDERS` for a file outside the session folders.
     """
+    if trend.outside:
+        return OUTSIDE_SESSION_FOLDERS
     aside = (
-        f"{trend.set_aside} earlier snapshot{'s' * (trend.set_aside != 1)} made with another "
-        f"scoring or preset {'is' if trend.set_aside == 1 else 'are'} not part of this trend."
+        f"{_plural(trend.set_aside, 'earlier snapshot')} made with another scoring, preset or "
+        f"goal {'is' if trend.set_aside == 1 else 'are'} not part of this trend."
         if trend.set_aside
         else ""
     )
     if trend.latest_score is None or not trend.scores:
-        return NO_HISTORY + (f"\n{aside}" if aside else "")
+        return no_history_text(audience) + (f"\n{aside}" if aside else "")
     count = len(trend.scores)
     head = str(trend.latest_score) if count == 1 else f"{trend.scores[0]} → {trend.latest_score}"
     if trend.sparkline is not None:
@@ -217,26 +265,59 @@ def render_trend_text(trend: Trend) -> str:
         if len(cells) > TEXT_SPARKLINE_CELLS:
             cells = "…" + cells[-TEXT_SPARKLINE_CELLS:]
         head = f"{cells} {head}"
-    parts = [
-        head,
-        f"peak {trend.peak}",
-        f"avg {trend.average:.1f}",
-        trend.trajectory,
-        f"latest {trend.latest_state}",
-    ]
+    parts = [head, f"peak {trend.peak}", f"avg {trend.average:.1f}"]
+    if trend.trajectory is not None:
+        parts.append(trend.trajectory)
+    parts.append(f"latest {trend.latest_state}")
     lines = [" · ".join(parts)]
     if count == 1:
         lines.append("1 snapshot so far; the trajectory needs at least 2.")
     else:
         window = min(count, TRAJECTORY_WINDOW)
+        points = "point" if abs(trend.trajectory_delta) == 1 else "points"
         lines.append(
-            f"{count} snapshots; {trend.trajectory_delta:+d} points over the last {window}."
+            f"{count} snapshots; {trend.trajectory_delta:+d} {points} over the last {window}."
         )
     if aside:
         lines.append(aside)
     if trend.handoff_hint:
+        action = (
+            "run `driftguard handoff --write`"
+            if audience == "cli"
+            else "call get_handoff() (or save_handoff())"
+        )
         lines.append(
             f"→ Latest score {trend.latest_score} ≥ warn threshold {trend.warn_threshold}: "
-            "call get_handoff() and start a fresh session."
+            f"{action} and start a fresh session."
         )
     return "\n".join(lines)
+
+
+def trend_json(trend: Trend) -> dict[str, Any]:
+    """The trend as ``driftguard trend --json`` prints it and ``get_trend`` returns it (the
+    MCP adds ``session``, ``text`` and ``notes``; the command line adds ``session``)::
+
+        {"snapshots": int, "scores": [int], "sparkline": str|null, "peak": int|null,
+         "average": float|null, "latest_score": int|null, "latest_state": str|null,
+         "trajectory": "climbing"|"falling"|"stable"|null, "trajectory_delta": int,
+         "handoff_suggested": bool, "warn_threshold": int, "set_aside": int,
+         "not_recorded_reason": str|null}
+
+    ``not_recorded_reason`` says why the file has no history (it is not in a session
+    folder), else ``null``.
+    """
+    return {
+        "snapshots": trend.snapshots,
+        "scores": list(trend.scores),
+        "sparkline": trend.sparkline,
+        "peak": trend.peak,
+        "average": trend.average,
+        "latest_score": trend.latest_score,
+        "latest_state": trend.latest_state,
+        "trajectory": trend.trajectory,
+        "trajectory_delta": trend.trajectory_delta,
+        "handoff_suggested": trend.handoff_hint,
+        "warn_threshold": trend.warn_threshold,
+        "set_aside": trend.set_aside,
+        "not_recorded_reason": NOT_IN_SESSION_FOLDER if trend.outside else None,
+    }

@@ -62,10 +62,16 @@ from driftguard import engine
 from driftguard.errors import DriftguardError, SessionNotFoundError
 from driftguard.history import GuardedHistoryStore, HistoryStore
 from driftguard.incremental import SessionCache
-from driftguard.model import FACTOR_NAMES, CliName, Session
+from driftguard.model import FACTOR_NAMES, CliName, GoalUse, Session
 from driftguard.resolve import resolve_session
 from driftguard.scoring import DriftReport, ResolvedBy
-from driftguard.scoring.report import HANDOFF_LINE, bar, display_round
+from driftguard.scoring.report import (
+    bar,
+    display_round,
+    handoff_line,
+    plural,
+    render_goal_line,
+)
 from driftguard.scoring.wording import FACTOR_LABELS
 from driftguard.trend import Trend, spark_cell
 
@@ -146,11 +152,13 @@ def render_frame(
     now: float | None = None,
     mode: str = "file events",
     color: bool = False,
+    goal: GoalUse | None = None,
 ) -> list[str]:
     """The dashboard's lines for one redraw (each at most ``width`` characters visible).
 
     Args:
         report: the current drift report.
+        goal: the goal the report used and where it came from, or ``None``.
         trend: the trend of the session's recorded history.
         live: the scores computed by this dashboard so far, oldest first.
         width: the terminal width in characters.
@@ -167,7 +175,8 @@ def render_frame(
         "",
     ]
     score_line = _clip(
-        f"Score {report.score}/100 · {report.state} · {report.messages} messages", width
+        f"Score {report.score}/100 · {report.state} · {plural(report.messages, 'message')}",
+        width,
     )
     if color and f" · {report.state} · " in score_line:
         coloured = f"{_COLOURS[report.state]}{report.state}{_RESET}"
@@ -195,12 +204,13 @@ def render_frame(
     wrapped = textwrap.wrap(report.recommendation, width, break_long_words=False)
     lines += [_clip(line, width) for line in wrapped] or [""]
     if report.handoff_suggested:
-        lines.append(_clip(HANDOFF_LINE, width))
+        lines.append(_clip(handoff_line("cli"), width))
+    lines.append(_clip(render_goal_line(goal, "cli"), width))
     lines.append("")
     tokens = f"{session.context_tokens:,} of {report.context_window:,} tokens"
     if session.tokens_estimated:
         tokens += " (estimated)"
-    details = [tokens, f"{session.compactions} compactions"]
+    details = [tokens, plural(session.compactions, "compaction")]
     if report.resolved_by != "path":
         details.append(f"resolved by {report.resolved_by.replace('_', ' ')}")
     lines.append(_clip(" · ".join(details), width))
@@ -314,7 +324,13 @@ class Watcher:
         trend = engine.trend(session, project=project, store=self.store)
         columns = width if width is not None else shutil.get_terminal_size().columns
         return render_frame(
-            outcome.report, trend, self.live, width=columns, mode=mode, color=self.color
+            outcome.report,
+            trend,
+            self.live,
+            width=columns,
+            mode=mode,
+            color=self.color,
+            goal=outcome.goal_use,
         )
 
     def _draw(self, lines: list[str]) -> None:

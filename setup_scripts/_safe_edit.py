@@ -386,7 +386,9 @@ def write_backup(path: Path, data: bytes, mode: int) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     temporary = _complete_temporary(path, data, mode)
     try:
-        attempt = 1
+        # After the last-but-one: a suffix freed by pruning is never reused, so the order of
+        # the names stays the order of the writes (prune_backups keeps the newest by name).
+        attempt = _last_suffix(path, stamp) + 1
         while True:
             suffix = "" if attempt == 1 else f"-{attempt}"
             backup = path.with_name(f"{path.name}{BACKUP_MARK}{stamp}{suffix}")
@@ -399,6 +401,19 @@ def write_backup(path: Path, data: bytes, mode: int) -> Path:
     _fsync_folder(path.parent)
     prune_backups(path, KEEP_BACKUPS)
     return backup
+
+
+def _last_suffix(path: Path, stamp: str) -> int:
+    """The highest ``n`` of the backups of ``path`` named with ``stamp`` (1 for the name
+    without a suffix), or 0 when there is none."""
+    pattern = re.compile(re.escape(f"{path.name}{BACKUP_MARK}{stamp}") + r"(?:-(\d+))?")
+    try:
+        names = [entry.name for entry in path.parent.iterdir()]
+    except OSError:
+        return 0
+    return max(
+        (int(match[1] or 1) for name in names if (match := pattern.fullmatch(name))), default=0
+    )
 
 
 def _complete_temporary(path: Path, data: bytes, mode: int) -> Path:

@@ -118,3 +118,17 @@ def write_claude_session(
         parent = reply_uuid
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
+
+
+def write_project_session(
+    home: Path, project: Path, replies: list[str], *, session_id: str
+) -> Path:
+    """:func:`write_claude_session` for ``project``, where Claude Code keeps it: in the
+    project's folder under ``home/.claude/projects`` (a session folder: its scores are
+    recorded, issue #11)."""
+    from driftguard.discovery import claude_project_dir_name
+
+    folder = home / ".claude" / "projects" / claude_project_dir_name(str(project))
+    return write_claude_session(
+        folder / f"{session_id}.jsonl", replies, cwd=str(project), session_id=session_id
+    )

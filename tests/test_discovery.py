@@ -692,8 +692,9 @@ def test_nothing_found_raises_session_not_found_naming_every_place(isolated_home
     rollout(isolated_home / ".codex", "2026-11-30", TH_B, T0, cwd=OTHER)
     with pytest.raises(SessionNotFoundError) as caught:
         newest_session(DEMO)
-    message = str(caught.value)
-    assert "/home/dev/demo" in message
+    assert str(caught.value) == "no session found for /home/dev/demo; looked in:"
+    assert list(caught.value.details) == session_search_places(DEMO)
+    message = caught.value.full_text()
     for place in session_search_places(DEMO):
         assert place in message
     assert str(isolated_home / ".claude" / "projects" / "-home-dev-demo") in message

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import write_claude_session
+from conftest import write_claude_session, write_project_session
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -55,10 +55,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def transcript(isolated_home: Path, project: Path) -> Path:
-    folder = isolated_home / ".claude" / "projects" / claude_project_dir_name(str(project))
-    return write_claude_session(
-        folder / f"{SESSION_ID}.jsonl", REPLIES, cwd=str(project), session_id=SESSION_ID
-    )
+    return write_project_session(isolated_home, project, REPLIES, session_id=SESSION_ID)
 
 
 def _a_file_where_a_folder_belongs(folder: Path) -> Path:
@@ -103,11 +100,13 @@ def test_a_goal_store_that_is_a_file_costs_a_warning_and_the_goal_still_scores(
     transcript: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _a_file_where_a_folder_belongs(paths.sessions_dir())
-    assert main(["score", "--json", "--goal", "import the CSV files", str(transcript)]) == 0
+    argv = ["score", "--json", "--goal", "import the CSV files", "--keep-goal", str(transcript)]
+    assert main(argv) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["factors"]["goal_distance"] is not None
-    [warning] = _warnings(err)
-    assert "goal not stored for later calls" in warning
+    read, stored = _warnings(err)
+    assert "stored goal not read" in read
+    assert "goal not stored for later calls" in stored
 
 
 def test_handoff_with_history_and_goal_store_being_files_still_prints_the_handoff(
@@ -328,7 +327,9 @@ def test_trend_with_a_history_file_the_user_cannot_read_prints_the_trend(
 
 
 def test_score_with_a_goal_file_the_user_cannot_read_still_scores(sandbox: Sandbox) -> None:
-    first = sandbox.driftguard("score", "--goal", "import CSV files", str(sandbox.transcript))
+    first = sandbox.driftguard(
+        "score", "--goal", "import CSV files", "--keep-goal", str(sandbox.transcript)
+    )
     assert first.returncode == 0, first.stderr
     [goal] = (sandbox.state / "sessions").iterdir()
     sandbox.block(goal, 0o000)

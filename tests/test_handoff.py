@@ -134,11 +134,52 @@ def test_files_modified_are_edit_targets_deduplicated_in_first_seen_order() -> N
         assert f"- `{path}`" in h.prompt
 
 
-def test_commands_are_deduplicated_and_errors_summarised_in_one_line() -> None:
+def test_commands_are_deduplicated_and_an_error_a_later_run_fixed_is_left_out() -> None:
     h = handoff_of(session(BASIC))
     assert h.commands == ("npm test -- discount",)
+    # `npm test -- discount` failed, then passed after an edit: nothing is left to fix.
+    assert h.last_errors == ()
+    assert "No failed tool calls in the remembered transcript." in h.prompt
+    assert "code.trim" not in h.prompt
+
+
+def test_an_error_not_fixed_since_is_summarised_in_one_line() -> None:
+    h = handoff_of(session(BASIC[:10]))  # up to the failed `npm test -- discount`
     assert h.last_errors == ("TypeError: code.trim is not a function",)
     assert "`TypeError: code.trim is not a function`" in h.prompt
+
+
+def test_each_error_is_listed_once_and_only_the_unfixed_ones() -> None:
+    messages = [user("Make the build pass.")]
+    for _ in range(3):  # the same failure three times
+        messages.append(calls_only(call("Bash", command="make  lint")))
+        messages.append(result("ruff: error: E501 line too long", error=True))
+    messages.append(calls_only(call("Bash", command="make test")))
+    messages.append(result("FAILED tests/test_a.py::test_x - AssertionError", error=True))
+    messages.append(calls_only(call("Edit", path=f"{CWD}/src/a.py")))
+    messages.append(result("String to replace not found in file.", error=True))
+    messages.append(calls_only(call("Edit", path=f"{CWD}/src/a.py")))
+    messages.append(result("The file was updated."))  # the edit went through after all
+    messages.append(calls_only(call("Bash", command="make test")))
+    messages.append(result("FAILED tests/test_a.py::test_x - AssertionError", error=True))
+    messages.append(reply("Lint and one test still fail."))
+    h = handoff_of(session(messages))
+    assert h.last_errors == (
+        "ruff: error: E501 line too long",
+        "FAILED tests/test_a.py::test_x - AssertionError",
+    )
+
+
+def test_results_of_parallel_calls_are_paired_with_their_calls_in_order() -> None:
+    messages = [
+        user("Run both."),
+        reply("Running both.", call("Bash", command="make a"), call("Bash", command="make b")),
+        result("Error: a broke", error=True),
+        result("Error: b broke", error=True),
+        calls_only(call("Bash", command="make b")),
+        result("ok"),
+    ]
+    assert handoff_of(session(messages)).last_errors == ("Error: a broke",)
 
 
 def test_score_state_and_factors_come_from_the_report() -> None:
@@ -433,7 +474,8 @@ def test_real_claude_session_facts() -> None:
     # .github/workflows/ci.yml then claude_code_log/converter.py under the cwd; the Bash
     # commands in order are mkdir, act -l, act --container…, uv run ruff format,
     # act --container… ×2, uv run pyright ×5, act --container…; 6 tool_result blocks
-    # have is_error, the last 3 from pyright ("…converter.py:18x:1x - error: …").
+    # have is_error: act twice, then pyright 4 times ("…converter.py:18x:1x - error: …");
+    # the last pyright reported "0 errors" and the last act passed.
     assert h.goal == (
         "Hey Claude, can you please add a Github Action to run tests and linting? "
         "You can test it with `act`."
@@ -446,11 +488,7 @@ def test_real_claude_session_facts() -> None:
         "uv run pyright",
         "act --container-architecture linux/amd64 -j test",
     )
-    assert len(h.last_errors) == 3
-    assert all(
-        line.startswith("claude_code_log/converter.py:18") and " - error: " in line
-        for line in h.last_errors
-    )
+    assert h.last_errors == ()  # every error was fixed by a later run of its command
     assert h.compactions == 0
     assert h.withheld_excerpts == 0
 

@@ -82,7 +82,7 @@ def test_saving_writes_the_draft_checkpoint_pending_marker_and_a_gitignore(
     assert json.loads(files.pending.read_text(encoding="utf-8"))["id"] == checkpoint["id"]
 
 
-def test_saving_again_keeps_the_previous_handoff_and_an_existing_gitignore(
+def test_saving_again_replaces_an_untouched_draft_keeping_it_and_an_existing_gitignore(
     session_file: Path, tmp_path: Path
 ) -> None:
     project = tmp_path / "api"
@@ -90,11 +90,111 @@ def test_saving_again_keeps_the_previous_handoff_and_an_existing_gitignore(
     files.folder.mkdir()
     files.gitignore.write_text("handoff.prev.md\n", encoding="utf-8")
     _save(session_file, project)
-    files.handoff.write_text("## What we accomplished\n- the model's own words\n", "utf-8")
-    _save(session_file, project)
-    assert "the model's own words" in files.previous.read_text(encoding="utf-8")
-    assert "the model's own words" not in files.handoff.read_text(encoding="utf-8")
+    first = files.handoff.read_bytes()
+    _save(session_file, project)  # nobody touched the draft: simply replaced
+    assert files.previous.read_bytes() == first
     assert files.gitignore.read_text(encoding="utf-8") == "handoff.prev.md\n"
+    assert sorted(path.name for path in files.folder.glob("handoff-*.md")) == []
+
+
+COMPLETED = "## What we accomplished\n- the model's own words\n"
+
+
+def _cli_write(
+    capsys: pytest.CaptureFixture[str], project: Path, session_file: Path, *more: str
+) -> tuple[int, str, str]:
+    code = main(["handoff", "--write", "--project", str(project), *more, str(session_file)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_handoff_write_twice_refuses_to_replace_a_completed_handoff_still_waiting(
+    session_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "api"
+    assert _cli_write(capsys, project, session_file)[0] == 0
+    files = handoff_files(project)
+    files.handoff.write_text(COMPLETED, encoding="utf-8")  # the model completed it
+    code, out, err = _cli_write(capsys, project, session_file)
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1
+    assert f"driftguard: error: {files.handoff} was completed and still waits for the " in err
+    assert "not replaced" in err
+    assert files.handoff.read_text(encoding="utf-8") == COMPLETED
+    code, out, _ = _cli_write(capsys, project, session_file, "--replace")
+    assert code == 0
+    [kept] = files.folder.glob("handoff-*.md")
+    assert kept.read_text(encoding="utf-8") == COMPLETED
+    assert out.splitlines()[0] == (
+        f"The handoff.md that was there had been completed: kept as {kept}, not lost."
+    )
+    assert files.handoff.read_text(encoding="utf-8").startswith(SECTIONS[0])
+    assert not files.previous.exists()  # handoff.prev.md only ever holds an untouched draft
+
+
+def test_a_completed_handoff_already_taken_is_kept_when_a_new_draft_is_written(
+    session_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "api"
+    _cli_write(capsys, project, session_file)
+    files = handoff_files(project)
+    files.handoff.write_text(COMPLETED, encoding="utf-8")
+    assert take_handoff(project, OTHER_SESSION) is not None  # the next session took it
+    code, out, _ = _cli_write(capsys, project, session_file)
+    assert code == 0
+    [kept] = files.folder.glob("handoff-*.md")
+    assert kept.read_text(encoding="utf-8") == COMPLETED
+    assert f"kept as {kept}, not lost" in out.splitlines()[0]
+    # a third write: the first kept file stays, the new draft is untouched so none is added
+    _cli_write(capsys, project, session_file)
+    assert list(files.folder.glob("handoff-*.md")) == [kept]
+
+
+def test_completed_handoffs_kept_in_the_same_second_never_overwrite_each_other(
+    session_file: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "api"
+    files = handoff_files(project)
+    for words in ("first", "second"):
+        _save(session_file, project, now=1_800_000_000.0)
+        files.handoff.write_text(f"- {words} handoff\n", encoding="utf-8")
+        files.pending.unlink()  # taken by a session
+    _save(session_file, project, now=1_800_000_000.0)
+    kept = sorted(files.folder.glob("handoff-*.md"))
+    assert [path.name for path in kept] == [
+        "handoff-2027-01-15T08-00-00Z-2.md",
+        "handoff-2027-01-15T08-00-00Z.md",
+    ]
+    assert {path.read_text(encoding="utf-8") for path in kept} == {
+        "- first handoff\n",
+        "- second handoff\n",
+    }
+
+
+def test_the_next_session_is_told_an_unfinished_draft_is_a_draft(
+    session_file: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "api"
+    _save(session_file, project)  # nobody completed it
+    taken = take_handoff(project, OTHER_SESSION)
+    assert taken is not None
+    context = handoff_context(taken, project)
+    assert "saved a handoff draft in .driftguard/handoff.md but did not complete it" in context
+    assert "placeholders in <angle brackets>" in context
+    assert "left this handoff" not in context
+
+
+def test_the_next_session_is_given_a_completed_handoff_as_done(
+    session_file: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "api"
+    _save(session_file, project)
+    handoff_files(project).handoff.write_text(COMPLETED, encoding="utf-8")
+    taken = take_handoff(project, OTHER_SESSION)
+    assert taken is not None
+    context = handoff_context(taken, project)
+    assert "left this handoff for the next session" in context
+    assert "did not complete it" not in context
 
 
 def test_a_handoff_is_taken_once_and_not_by_the_session_that_saved_it(
@@ -219,6 +319,37 @@ async def test_get_handoff_with_write_saves_the_handoff_in_the_project(
     assert os.path.exists(project / ".driftguard" / "handoff.pending")
 
 
+@pytest.mark.anyio
+async def test_save_handoff_over_a_completed_waiting_handoff_fails_unless_told_to_replace(
+    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "api"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    folder = isolated_home / ".claude" / "projects" / claude_project_dir_name(str(project))
+    write_claude_session(
+        folder / f"{SESSION_ID}.jsonl",
+        ["A reply about the limiter.", "Another reply about its settings."],
+        cwd=str(project),
+        session_id=SESSION_ID,
+    )
+    files = handoff_files(project)
+    async with Client(create_server()) as client:  # type: ignore[arg-type]
+        await client.call_tool("save_handoff", {})
+        files.handoff.write_text(COMPLETED, encoding="utf-8")
+        refused = await client.call_tool("save_handoff", {})
+        assert refused.is_error is True
+        assert "was completed and still waits" in refused.content[0].text  # type: ignore[union-attr]
+        assert files.handoff.read_text(encoding="utf-8") == COMPLETED
+        replaced = await client.call_tool("save_handoff", {"replace": True})
+    data = replaced.structured_content
+    assert data is not None
+    [kept] = files.folder.glob("handoff-*.md")
+    assert data["kept"] == str(kept)
+    assert kept.read_text(encoding="utf-8") == COMPLETED
+    assert any("had been completed: kept as" in note for note in data["notes"])
+
+
 def test_a_claimed_handoff_is_still_given_when_its_consumed_record_cannot_be_written(
     session_file: Path, tmp_path: Path
 ) -> None:
@@ -263,9 +394,10 @@ def test_saving_over_world_readable_files_leaves_them_private_and_the_users_fold
     for path in (files.handoff, files.checkpoint):
         path.write_text("older\n", encoding="utf-8")
         os.chmod(path, 0o644)
-    _save(session_file, project)
+    _save(session_file, project)  # "older" is no draft of driftguard's: it is kept
     assert _mode(files.folder) == 0o755
-    for path in (files.handoff, files.checkpoint, files.previous):
+    [kept] = files.folder.glob("handoff-*.md")
+    for path in (files.handoff, files.checkpoint, kept):
         assert _mode(path) == 0o600, path.name
 
 

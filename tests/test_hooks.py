@@ -40,9 +40,11 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def transcript(tmp_path: Path, project: Path) -> Path:
+def transcript(isolated_home: Path, project: Path) -> Path:
+    """The session's transcript, in Claude Code's own session folder (where the hooks'
+    transcripts always are: only files there have a history, issue #11)."""
     return write_claude_session(
-        tmp_path / "projects" / "-shop" / f"{SESSION_ID}.jsonl",
+        isolated_home / ".claude" / "projects" / "-shop" / f"{SESSION_ID}.jsonl",
         REPLIES,
         cwd=str(project),
         session_id=SESSION_ID,

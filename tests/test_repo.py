@@ -37,3 +37,19 @@ def test_every_cli_command_and_flag_is_in_the_readme() -> None:
             for flag in action.option_strings:
                 if flag not in ("-h", "--help"):
                     assert flag in readme, f"{name} {flag} is not documented"
+
+
+def test_removing_driftguard_names_every_folder_it_keeps_state_in() -> None:
+    from driftguard import paths
+
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    removing = readme.split("## Removing driftguard", 1)[1].split("\n## ", 1)[0]
+    for folder in (paths.history_dir, paths.sessions_dir, paths.cache_dir, paths.pointers_dir):
+        assert f"`{folder().name}/`" in removing, folder.__name__
+
+
+def test_the_readme_does_not_promise_an_install_from_pypi_that_finds_nothing() -> None:
+    # driftguard-mcp is not published yet (issue #11): no bare `pip install driftguard-mcp`
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert "`pip install driftguard-mcp` finds nothing today" in readme
+    assert readme.count("pip install driftguard-mcp") == 1

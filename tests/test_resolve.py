@@ -122,8 +122,9 @@ def test_only_restricts_every_step_to_one_cli(
 ) -> None:
     transcript = write_claude_session(tmp_path / "t.jsonl", ["a", "b"])
     write_pointer(project, transcript, "claude_code", None)
-    with pytest.raises(SessionNotFoundError, match="Codex"):
+    with pytest.raises(SessionNotFoundError) as caught:
         resolve_session(None, project=project, env={}, only="codex_cli")
+    assert [detail.split(":")[0] for detail in caught.value.details] == ["Codex CLI"]
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """The preset ``seed`` reproduces the engine before issue #8 exactly (design §5 as first
 written): on every corpus session and on the demo, without and with a goal, the same score,
-state, unrounded composite and factors, weights, messages and handoff suggestion.
+state, unrounded composite and factors, weights (unrounded in the report; 4 decimals in the
+JSON since issue #11), messages and handoff suggestion.
 
 The reference numbers were recorded by ``scripts/make_seed_reference.py`` with driftguard
 0.1.0 (main @ 03ab330) installed; they hold no text of the corpus.
@@ -73,8 +74,14 @@ def test_the_seed_preset_gives_the_numbers_the_engine_before_issue_8_gave(
     assert payload["scoring"] == "seed"
     assert report.composite == expected["composite"]
     assert dict(report.factors) == expected["unrounded_factors"]
-    for key in ("score", "state", "factors", "weights", "messages", "handoff_suggested"):
+    for key in ("score", "state", "factors", "messages", "handoff_suggested"):
         assert payload[key] == expected[key], key
+    # The reference holds the weights as 0.1 printed them (unrounded); the report keeps them
+    # so, and the JSON shows them to 4 decimals (issue #11).
+    assert {name: report.weights.get(name, 0.0) for name in expected["weights"]} == expected[
+        "weights"
+    ]
+    assert payload["weights"] == {name: round(w, 4) for name, w in expected["weights"].items()}
     for key in SESSION_NUMBERS:
         assert payload["session"][key] == expected["session"][key], key
 

@@ -232,6 +232,79 @@ async def test_get_trend_returns_the_recorded_scores_as_a_list(
     assert data["trajectory"] == "stable"
 
 
+async def test_the_structured_content_is_score_json_with_the_text_and_notes(
+    client: Client, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from driftguard.cli import main
+
+    given = await client.call_tool("get_drift", {"goal": "add tests for the parser"})
+    assert given.structured_content is not None
+    assert (given.structured_content["goal_source"], given.structured_content["recorded"]) == (
+        "given",
+        True,
+    )
+    result = await client.call_tool("get_drift", {})
+    data = result.structured_content
+    assert data is not None
+    assert main(["score", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    # What the model reads (Claude Code and Codex hand it the structured content): the
+    # command line's report, in its order — recommendation first — plus text and notes.
+    assert list(data) == [*printed, "text", "notes"]
+    assert next(iter(data)) == "recommendation"
+    session = dict(data["session"])
+    assert session.pop("note") is None
+    assert {**data, "session": session, "text": None, "notes": None} == {
+        **printed,
+        "text": None,
+        "notes": None,
+    }
+    assert data["goal_source"] == "remembered"
+    assert data["goal_set_at"].endswith("Z")
+
+
+async def test_the_model_reads_weights_to_4_decimals_and_factors_to_1(
+    client: Client, project: Path
+) -> None:
+    result = await client.call_tool("get_drift", {"goal": "add tests for the parser"})
+    data = result.structured_content
+    assert data is not None
+    for name, weight in data["weights"].items():
+        assert weight == round(weight, 4), name
+        assert len(repr(weight).split(".")[1]) <= 4, name
+    for name, value in data["factors"].items():
+        assert value is None or value == round(value, 1), name
+    assert "Score: " in data["text"]
+    assert (
+        "Goal: “add tests for the parser” (given now, and kept for later calls)." in (data["text"])
+    )
+
+
+async def test_get_trend_has_the_field_names_of_trend_json_and_speaks_to_the_model(
+    client: Client, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from driftguard.cli import main
+
+    await client.call_tool("get_drift", {})
+    result = await client.call_tool("get_trend", {})
+    data = result.structured_content
+    assert data is not None
+    assert main(["trend", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert list(data) == [*printed, "text", "notes"]
+    session = dict(data["session"])
+    session.pop("note")
+    assert {**data, "session": session, "text": None, "notes": None} == {
+        **printed,
+        "text": None,
+        "notes": None,
+    }
+    assert data["trajectory"] is None  # one snapshot: no movement to judge
+    assert "the trajectory needs at least 2" in data["text"]
+    assert "stable" not in data["text"]
+    assert "Session: claude_code · " in data["text"]
+
+
 async def test_get_handoff_returns_the_five_sections(client: Client, project: Path) -> None:
     result = await client.call_tool("get_handoff", {})
     assert result.is_error is False

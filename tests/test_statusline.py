@@ -12,12 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import corpus_file
+from conftest import corpus_file, write_claude_session
 
-from driftguard import livecache
+from driftguard import livecache, statusline
 from driftguard.cli import main
+from driftguard.history import HistoryStore, history_key
 from driftguard.livecache import LiveStatus
-from driftguard.statusline import NOT_SCORED, render_line, statusline_output
+from driftguard.statusline import (
+    NOT_SCORED,
+    SCORED_AFTER_TURN,
+    render_line,
+    statusline_output,
+)
 
 SESSION_ID = "5b0e6a51-7f3c-4d2e-9a18-0c4f2b7d9e61"
 
@@ -93,12 +99,12 @@ def test_the_drift_segment_is_coloured_by_state_when_asked() -> None:
 def test_without_used_percentage_the_current_usage_tokens_over_the_window_are_used() -> None:
     # 12 + 988 + 29,000 = 30,000 of 200,000 = 15 %
     line = render_line(payload(used_percentage=None), None)
-    assert line == f"{NOT_SCORED} · ctx 15%"
+    assert line == f"{SCORED_AFTER_TURN} · ctx 15%"
 
 
 def test_after_a_compaction_current_usage_is_null_and_total_input_tokens_is_used() -> None:
     line = render_line(payload(used_percentage=None, current_usage=None), None)
-    assert line == f"{NOT_SCORED} · ctx 15%"  # 30,000 of 200,000
+    assert line == f"{SCORED_AFTER_TURN} · ctx 15%"  # 30,000 of 200,000
 
 
 def test_without_host_figures_the_cached_tokens_and_window_give_the_context() -> None:
@@ -125,9 +131,52 @@ def test_output_reads_the_cache_the_stop_hook_wrote() -> None:
     assert statusline_output(raw, {"NO_COLOR": "1"}) == "drift 72 drifting · ctx 15% · rep 31"
 
 
-def test_output_without_a_cache_is_a_sensible_line() -> None:
-    raw = json.dumps(payload()).encode()
-    assert statusline_output(raw, {"NO_COLOR": "1"}) == f"{NOT_SCORED} · ctx 15%"
+def test_output_without_a_cache_or_a_transcript_yet_says_the_score_follows_the_turn() -> None:
+    raw = json.dumps(payload()).encode()  # its transcript_path does not exist yet
+    assert statusline_output(raw, {"NO_COLOR": "1"}) == f"{SCORED_AFTER_TURN} · ctx 15%"
+
+
+@pytest.fixture
+def transcript(isolated_home: Path) -> Path:
+    return write_claude_session(
+        isolated_home / ".claude" / "projects" / "-home-dev-shop" / f"{SESSION_ID}.jsonl",
+        ["the same reply again and again here"] * 6,
+        cwd="/home/dev/shop",
+        session_id=SESSION_ID,
+    )
+
+
+def _first_call(transcript: Path) -> str:
+    raw = json.dumps({**payload(), "transcript_path": str(transcript)}).encode()
+    return statusline_output(raw, {"NO_COLOR": "1"})
+
+
+def test_the_first_call_scores_a_small_transcript_on_the_spot(transcript: Path) -> None:
+    assert _first_call(transcript) == "drift 71 drifting · ctx 15% · rep 100 · handoff suggested"
+    # the stop hook stays the one writer of the cache
+    assert livecache.read_status(SESSION_ID) is None
+
+
+def test_the_first_call_of_a_transcript_too_large_to_score_in_time_says_it_follows(
+    transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(statusline, "ON_THE_SPOT_BYTES", transcript.stat().st_size - 1)
+    assert _first_call(transcript) == f"{SCORED_AFTER_TURN} · ctx 15%"
+
+
+def test_the_first_call_with_a_remembered_goal_leaves_the_score_to_the_turn(
+    transcript: Path,
+) -> None:
+    HistoryStore().save_goal(history_key("claude_code", SESSION_ID), "ship the importer")
+    assert _first_call(transcript) == f"{SCORED_AFTER_TURN} · ctx 15%"
+
+
+def test_a_cached_score_of_a_goal_shows_the_goal_last_and_cut_short() -> None:
+    cached = status(goal="import the CSV files of every branch office")
+    assert render_line(payload(), cached) == (
+        "drift 47 warming · ctx 15% · rep 31 · goal “import the CSV files of…”"
+    )
+    assert render_line(payload(), cached, columns=40) == "drift 47 warming · ctx 15% · rep 31"
 
 
 def test_output_remembers_the_hosts_context_window_for_the_stop_hook() -> None:
@@ -145,7 +194,8 @@ def test_the_real_1_0_88_payload_gives_the_context_from_its_total_input_tokens()
     # The sample holds context_window {total_input_tokens 42500, context_window_size
     # 200000} and no used_percentage (read with `cat` on the file): 42,500 / 200,000 = 21 %.
     sample = corpus_file("claude_code_statusline/statusline_v1.0.88_ccusage.json")
-    assert statusline_output(sample.read_bytes(), {"NO_COLOR": "1"}) == f"{NOT_SCORED} · ctx 21%"
+    line = statusline_output(sample.read_bytes(), {"NO_COLOR": "1"})
+    assert line == f"{SCORED_AFTER_TURN} · ctx 21%"  # its transcript is not on this machine
 
 
 def test_wrap_appends_the_drift_segment_to_the_users_own_status_line(tmp_path: Path) -> None:
@@ -157,7 +207,7 @@ def test_wrap_appends_the_drift_segment_to_the_users_own_status_line(tmp_path: P
     raw = json.dumps(payload()).encode()
     command = f'"{sys.executable}" "{script}"'
     line = statusline_output(raw, {"NO_COLOR": "1"}, wrap=command)
-    assert line == f"model Sonnet 4.5 │ {NOT_SCORED} · ctx 15%"
+    assert line == f"model Sonnet 4.5 │ {SCORED_AFTER_TURN} · ctx 15%"
 
 
 def test_cli_statusline_prints_one_line_and_exits_0(
@@ -189,7 +239,7 @@ def test_a_whole_statusline_process_does_not_import_numpy_or_the_adapters() -> N
         check=True,
         env={**os.environ, "NO_COLOR": "1"},
     )
-    assert done.stdout.decode().splitlines() == [f"{NOT_SCORED} · ctx 15%", "[]"]
+    assert done.stdout.decode().splitlines() == [f"{SCORED_AFTER_TURN} · ctx 15%", "[]"]
 
 
 class _Stdin:

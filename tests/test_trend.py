@@ -9,12 +9,14 @@ import pytest
 from driftguard.history import Snapshot
 from driftguard.scoring.composite import State, state_for
 from driftguard.trend import (
-    NO_HISTORY,
+    OUTSIDE_SESSION_FOLDERS,
     SPARK_CELLS,
     Trend,
     compute_trend,
+    no_history_text,
     render_trend_text,
     spark_cell,
+    trend_json,
 )
 
 
@@ -102,17 +104,17 @@ def test_no_snapshots_give_an_empty_trend() -> None:
         average=None,
         latest_score=None,
         latest_state=None,
-        trajectory="stable",
+        trajectory=None,
         trajectory_delta=0,
         handoff_hint=False,
         warn_threshold=60,
     )
 
 
-def test_one_snapshot_has_no_movement() -> None:
+def test_one_snapshot_has_no_movement_and_names_no_trajectory() -> None:
     trend = compute_trend(snaps(73), 60)
     assert (trend.peak, trend.average, trend.latest_score) == (73, 73.0, 73)
-    assert (trend.trajectory, trend.trajectory_delta) == ("stable", 0)
+    assert (trend.trajectory, trend.trajectory_delta) == (None, 0)
     assert trend.latest_state == "drifting"
 
 
@@ -194,7 +196,8 @@ def test_the_text_names_sparkline_movement_peak_average_trajectory_and_state() -
     assert text == (
         "▁▂▅▅ 12 → 58 · peak 58 · avg 35.5 · climbing · latest warming\n"
         "4 snapshots; +46 points over the last 4.\n"
-        "→ Latest score 58 ≥ warn threshold 50: call get_handoff() and start a fresh session."
+        "→ Latest score 58 ≥ warn threshold 50: call get_handoff() (or save_handoff()) and "
+        "start a fresh session."
     )
 
 
@@ -208,11 +211,18 @@ def test_the_text_without_a_hint_has_no_handoff_line() -> None:
     )
 
 
-def test_the_text_of_a_single_snapshot_says_the_trajectory_needs_two() -> None:
+def test_the_text_of_a_single_snapshot_says_the_trajectory_needs_two_and_not_stable() -> None:
     text = render_trend_text(compute_trend(snaps(15), 60))
     assert text == (
-        "15 · peak 15 · avg 15.0 · stable · latest fresh\n"
+        "15 · peak 15 · avg 15.0 · latest fresh\n"
         "1 snapshot so far; the trajectory needs at least 2."
+    )
+    assert "stable" not in text
+
+
+def test_one_point_of_movement_is_said_in_the_singular() -> None:
+    assert render_trend_text(compute_trend(snaps(15, 16), 60)).splitlines()[1] == (
+        "2 snapshots; +1 point over the last 2."
     )
 
 
@@ -229,9 +239,30 @@ def test_the_text_shows_only_the_latest_sixty_cells_of_a_long_sparkline() -> Non
     assert first_line.startswith("…" + "█" * 60 + " 0 → 100 · ")
 
 
-def test_without_history_the_text_says_to_call_get_drift_first() -> None:
-    assert render_trend_text(compute_trend([], 60)) == NO_HISTORY
-    assert NO_HISTORY == "No history yet for this session: call get_drift first."
+def test_without_history_the_model_is_told_to_call_get_drift_and_a_user_to_run_score() -> None:
+    empty = compute_trend([], 60)
+    assert render_trend_text(empty, "mcp") == (
+        "No scores recorded yet for this session: call get_drift first."
+    )
+    assert render_trend_text(empty, "cli") == (
+        "No scores recorded yet for this session: run `driftguard score` to record one."
+    )
+    assert "get_drift" not in render_trend_text(empty, "cli")
+
+
+def test_the_handoff_hint_speaks_to_whoever_reads_the_trend() -> None:
+    trend = compute_trend(snaps(12, 70), 61)
+    assert render_trend_text(trend, "cli").splitlines()[-1] == (
+        "→ Latest score 70 ≥ warn threshold 61: run `driftguard handoff --write` and start a "
+        "fresh session."
+    )
+    assert "call get_handoff()" in render_trend_text(trend, "mcp").splitlines()[-1]
+
+
+def test_a_file_outside_the_session_folders_says_it_has_no_history() -> None:
+    trend = compute_trend([], 61, outside=True)
+    assert render_trend_text(trend, "cli") == OUTSIDE_SESSION_FOLDERS
+    assert trend_json(trend)["not_recorded_reason"] == "not in a session folder"
 
 
 # --- scales (issue #8) -------------------------------------------------------------------
@@ -246,8 +277,8 @@ def test_snapshots_of_another_scoring_are_set_aside_not_drawn_into_the_trajector
     assert trend.set_aside == 3
     text = render_trend_text(trend)
     assert (
-        "3 earlier snapshots made with another scoring or preset are not part of this trend."
-        in text
+        "3 earlier snapshots made with another scoring, preset or goal are not part of this "
+        "trend." in text
     )
 
 
@@ -264,6 +295,37 @@ def test_a_history_holding_only_another_scoring_says_so_beside_no_history() -> N
     trend = compute_trend(old, 61, scoring="calibrated", preset="coding")
     assert trend.scores == ()
     assert render_trend_text(trend) == (
-        NO_HISTORY + "\n1 earlier snapshot made with another scoring or preset is not part "
-        "of this trend."
+        no_history_text("mcp") + "\n1 earlier snapshot made with another scoring, preset or "
+        "goal is not part of this trend."
     )
+
+
+def test_snapshots_of_another_goal_are_set_aside_so_a_new_goal_draws_no_trajectory() -> None:
+    without = snaps(10, 12, 14)
+    with_goal = [replace(s, goal_sha256="a" * 64) for s in snaps(70, 72)]
+    trend = compute_trend([*without, *with_goal], 61, goal_sha256="a" * 64)
+    assert trend.scores == (70, 72)
+    assert trend.trajectory == "stable"  # not "climbing" from 10 to 72
+    assert trend.set_aside == 3
+    assert compute_trend([*without, *with_goal], 61, goal_sha256=None).scores == (10, 12, 14)
+
+
+def test_the_trend_json_has_the_field_names_get_trend_uses() -> None:
+    payload = trend_json(compute_trend(snaps(12, 20, 52), 50))
+    assert list(payload) == [
+        "snapshots",
+        "scores",
+        "sparkline",
+        "peak",
+        "average",
+        "latest_score",
+        "latest_state",
+        "trajectory",
+        "trajectory_delta",
+        "handoff_suggested",
+        "warn_threshold",
+        "set_aside",
+        "not_recorded_reason",
+    ]
+    assert payload["handoff_suggested"] is True
+    assert payload["trajectory"] == "climbing"

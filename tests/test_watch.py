@@ -16,6 +16,7 @@ import pytest
 from conftest import write_claude_session
 
 from driftguard.adapters import parse_session
+from driftguard.history import HistoryStore, history_key
 from driftguard.presets import load_preset
 from driftguard.resolve import write_pointer
 from driftguard.scoring import score_session
@@ -57,6 +58,28 @@ def test_a_frame_shows_all_six_factors_the_score_and_both_sparklines(tmp_path: P
     assert "(no goal)" in text
     assert lines[-1] == "watching with file events · Ctrl-C to quit"
     assert all(len(line) <= 100 for line in lines)
+
+
+def test_the_watcher_shows_the_remembered_goal_and_counts_in_the_singular(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    path = write_claude_session(
+        isolated_home / ".claude" / "projects" / "-srv-web" / f"{SESSION_ID}.jsonl",
+        REPLIES,
+        cwd=str(tmp_path),
+        session_id=SESSION_ID,
+    )
+    HistoryStore().save_goal(history_key("claude_code", SESSION_ID), "cache pages per locale")
+    watcher = Watcher(WatchTarget(path=path, project=tmp_path), io.StringIO())
+    text = "\n".join(watcher.frame(width=200))
+    assert "Goal: “cache pages per locale” (remembered from an earlier call (" in text
+    assert "goal distance       –" not in text  # the goal is scored
+    session = parse_session(write_claude_session(tmp_path / "one.jsonl", REPLIES[:1]))
+    report = score_session(session, weights=load_preset("coding").weights)
+    one = "\n".join(render_frame(report, compute_trend([], 60), [], width=100, now=0))
+    assert " · 2 messages" in one
+    assert " · 0 compactions" in one
+    assert "Goal: none, so goal distance is left out" in one
 
 
 def test_a_narrow_frame_clips_every_line(tmp_path: Path) -> None:

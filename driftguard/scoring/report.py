@@ -1,32 +1,48 @@
 """Rendering a :class:`DriftReport` as the design §5.5 JSON object or text report.
 
 Factor values are rounded half up to one decimal here, for display only; the score was
-computed from the unrounded values.
+computed from the unrounded values. Weights are rounded to :data:`WEIGHT_DECIMALS`
+decimals (issue #11: a model reads ``0.3333``, not sixteen digits). The recommendation
+comes first in the JSON object, as in the text: it is what a reader needs first.
+
+Text is written for its reader (:data:`~driftguard.model.Audience`): someone at a terminal
+is told to run ``driftguard`` commands, the model in a session to call the tools.
 """
 
 from __future__ import annotations
 
+import textwrap
+from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from driftguard.model import FACTOR_NAMES
+from driftguard.model import FACTOR_NAMES, Audience, GoalUse, Recording
 from driftguard.scoring.composite import NOT_ENOUGH_MESSAGES, DriftReport
 from driftguard.scoring.loops import describe_loop
 from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE
 
 __all__ = [
     "BAR_CELLS",
+    "WEIGHT_DECIMALS",
+    "Audience",
     "bar",
     "display_round",
+    "handoff_line",
+    "iso_utc",
+    "outcome_json_fields",
+    "plural",
+    "render_goal_line",
     "render_session_line",
     "render_text",
     "to_json_dict",
+    "when_utc",
 ]
 
 BAR_CELLS = 10
-HANDOFF_LINE = (
-    "→ Call get_handoff() (or run `driftguard handoff`) to carry this work into a fresh session."
-)
+WEIGHT_DECIMALS = 4
+"""Decimals of the weights in the JSON report (the scorer uses them unrounded)."""
+GOAL_CHARS_SHOWN = 120
+"""Characters of the goal shown in the text report (the JSON has all of it)."""
 
 
 def display_round(value: float) -> float:
@@ -40,6 +56,27 @@ def bar(points: float) -> str:
         BAR_CELLS, max(0, int(Decimal(repr(points / 10)).quantize(Decimal(1), ROUND_HALF_UP)))
     )
     return "█" * filled + "░" * (BAR_CELLS - filled)
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``"1 message"``, ``"2 messages"``: the count and the noun in the right number
+    (``nouns`` when the plural is not the noun plus ``s``)."""
+    return f"{count:,} {noun if count == 1 else (nouns or noun + 's')}"
+
+
+def handoff_line(audience: Audience) -> str:
+    """The line that follows the score when a handoff is suggested, for its reader."""
+    if audience == "cli":
+        return "→ Run `driftguard handoff --write` to carry this work into a fresh session."
+    return (
+        "→ Call get_handoff() (or save_handoff() to save it for the next session) to carry "
+        "this work into a fresh session."
+    )
+
+
+def iso_utc(ts: float) -> str:
+    """``ts`` (seconds since the epoch) as ISO 8601 UTC to the second: ``2026-11-30T10:02:00Z``."""
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _loop_json(report: DriftReport) -> dict[str, Any] | None:
@@ -58,20 +95,23 @@ def to_json_dict(report: DriftReport) -> dict[str, Any]:
     """The design §5.5 JSON object (field names are a contract other tools read), with
     what issue #8 adds: ``scoring``, ``preset``, ``loop`` and, in ``session``,
     ``usable_window``, ``tokens_until_compaction``, ``usable_window_rule``,
-    ``usable_window_overrides`` and ``context_window_source``."""
+    ``usable_window_overrides`` and ``context_window_source``. ``recommendation`` comes
+    first; factors have one decimal, weights :data:`WEIGHT_DECIMALS` (issue #11)."""
     session = report.session
     usable = report.usable
     return {
+        "recommendation": report.recommendation,
         "score": report.score,
         "state": report.state,
         "factors": {
             name: (None if (value := report.factors.get(name)) is None else display_round(value))
             for name in FACTOR_NAMES
         },
-        "weights": {name: report.weights.get(name, 0.0) for name in FACTOR_NAMES},
+        "weights": {
+            name: round(report.weights.get(name, 0.0), WEIGHT_DECIMALS) for name in FACTOR_NAMES
+        },
         "messages": report.messages,
         "handoff_suggested": report.handoff_suggested,
-        "recommendation": report.recommendation,
         "session": {
             "cli": session.cli,
             "path": session.path,
@@ -94,43 +134,117 @@ def to_json_dict(report: DriftReport) -> dict[str, Any]:
     }
 
 
+def outcome_json_fields(goal: GoalUse | None, recording: Recording) -> dict[str, Any]:
+    """The fields issue #11 adds to a scored report, after :func:`to_json_dict`'s::
+
+        {"goal": str|null, "goal_source": "given"|"remembered"|null,
+         "goal_set_at": str|null, "goal_kept": bool,
+         "recorded": bool, "not_recorded_reason": str|null}
+
+    ``goal_set_at`` is when the kept goal was stored (ISO 8601 UTC), null for a goal given
+    for this call only; ``goal_kept``: later calls without a goal use this one.
+    """
+    return {
+        "goal": goal.text if goal is not None else None,
+        "goal_source": goal.source if goal is not None else None,
+        "goal_set_at": iso_utc(goal.set_at)
+        if goal is not None and goal.set_at is not None
+        else None,
+        "goal_kept": goal.kept if goal is not None else False,
+        "recorded": recording.recorded,
+        "not_recorded_reason": recording.reason,
+    }
+
+
+def _active_ranked(report: DriftReport) -> list[str]:
+    """The active factors, highest first (design order on ties)."""
+    active = [name for name in FACTOR_NAMES if report.factors.get(name) is not None]
+    return sorted(active, key=lambda name: -(report.factors[name] or 0.0))
+
+
 def _shown_factors(report: DriftReport) -> list[str]:
     """Active factors with ≥ 10 points plus always the two highest, ranked by value."""
-    active = [name for name in FACTOR_NAMES if report.factors.get(name) is not None]
-    ranked = sorted(active, key=lambda name: -(report.factors[name] or 0.0))
     return [
         name
-        for index, name in enumerate(ranked)
+        for index, name in enumerate(_active_ranked(report))
         if index < 2 or (report.factors[name] or 0.0) >= NOTABLE
     ]
 
 
-def render_text(report: DriftReport) -> str:
-    """The design §5.5 text report: recommendation, factor bars, score line, handoff hint."""
+def _hidden_factors(report: DriftReport, names: list[str]) -> str:
+    """``length collapse 9.3; uncertainty and confidence drift 0``: the factors left out
+    of the bars, those above 0 with their value, the rest named together."""
+    values = {name: display_round(report.factors[name] or 0.0) for name in names}
+    listed = [f"{FACTOR_LABELS[name]} {value:.1f}" for name, value in values.items() if value]
+    zero = [FACTOR_LABELS[name] for name, value in values.items() if not value]
+    if zero:
+        together = zero[0] if len(zero) == 1 else f"{', '.join(zero[:-1])} and {zero[-1]}"
+        listed.append(f"{together} 0")
+    return "; ".join(listed)
+
+
+def when_utc(ts: float) -> str:
+    """``ts`` (seconds since the epoch) for people: ``2026-11-30 10:02 UTC``."""
+    return f"{iso_utc(ts)[:16].replace('T', ' ')} UTC"
+
+
+def render_text(report: DriftReport, *, audience: Audience = "cli") -> str:
+    """The design §5.5 text report: recommendation, factor bars (then the active factors
+    left out, all below 10 points, in one line), the score line with its state, and the
+    handoff hint for ``audience``."""
     lines = [report.recommendation]
     if report.recommendation != NOT_ENOUGH_MESSAGES:
         lines.append("")
         width = max(len(label) for label in FACTOR_LABELS.values())
-        for name in _shown_factors(report):
+        shown = _shown_factors(report)
+        for name in shown:
             value = report.factors[name] or 0.0
             line = f"  {FACTOR_LABELS[name]:<{width}}  {bar(value)}  {display_round(value):5.1f}"
             if report.weights.get(name, 0.0) <= 0:
                 line += "  (weight 0: not counted)"
             lines.append(line)
+        hidden = [name for name in _active_ranked(report) if name not in shown]
+        if hidden:
+            lines.append(f"  (others below 10: {_hidden_factors(report, hidden)})")
         lines.append("")
-    lines.append(f"Score: {report.score}/100 · {report.messages} messages")
+    lines.append(
+        f"Score: {report.score}/100 ({report.state}) · {plural(report.messages, 'message')}"
+    )
     if report.handoff_suggested:
-        lines.append(HANDOFF_LINE)
+        lines.append(handoff_line(audience))
     return "\n".join(lines)
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'s' * (count != 1)}"
+def render_goal_line(goal: GoalUse | None, audience: Audience, *, keepable: bool = True) -> str:
+    """One line naming the goal the score used and where it came from (issue #11), or
+    saying there was none and how to give one, for ``audience``. ``keepable``: the file
+    can have a remembered goal (it is in a session folder)."""
+    if goal is None:
+        how = (
+            '--goal "…" adds it (--keep-goal keeps it)'
+            if audience == "cli"
+            else 'pass goal="<the user\'s request>" once to add it'
+        )
+        return f"Goal: none, so goal distance is left out; {how}."
+    shown = textwrap.shorten(goal.text, GOAL_CHARS_SHOWN, placeholder="…")
+    when = when_utc(goal.set_at) if goal.set_at is not None else None
+    if goal.source == "remembered":
+        where = f"remembered from an earlier call ({when})" if when else "remembered"
+        if audience == "cli":
+            where += "; `driftguard goal --clear` forgets it"
+    elif goal.kept:
+        where = "given now, and kept for later calls"
+    elif not keepable:
+        where = "given now, for this score only: the file is not in a session folder"
+    else:
+        where = "given now, for this score only; --keep-goal keeps it"
+    return f"Goal: “{shown}” ({where})."
 
 
-def render_session_line(report: DriftReport) -> str:
+def render_session_line(report: DriftReport, recording: Recording | None = None) -> str:
     """One line naming the scored file: CLI, path, context tokens, compactions, skips,
-    and how the file was chosen when not given as a path."""
+    how the file was chosen when not given as a path, and — with ``recording`` — that
+    the score was not recorded, and why."""
     session = report.session
     tokens = f"{session.context_tokens:,} of {report.context_window:,} tokens"
     if session.tokens_estimated:
@@ -139,9 +253,11 @@ def render_session_line(report: DriftReport) -> str:
     if report.usable is not None:
         parts.append(f"{report.tokens_until_compaction:,} before the host compacts")
     if session.compactions:
-        parts.append(_plural(session.compactions, "compaction"))
+        parts.append(plural(session.compactions, "compaction"))
     if session.skipped_lines:
-        parts.append(_plural(session.skipped_lines, "line") + " skipped")
+        parts.append(plural(session.skipped_lines, "line") + " skipped")
     if report.resolved_by != "path":
         parts.append(f"resolved by {report.resolved_by.replace('_', ' ')}")
+    if recording is not None and not recording.recorded and recording.reason:
+        parts.append(f"not recorded: {recording.reason}")
     return "Session: " + " · ".join(parts)

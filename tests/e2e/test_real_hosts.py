@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -105,10 +106,26 @@ def _assert_design_report(report: dict[str, Any]) -> None:
         assert isinstance(value, int | float)
         assert 0 <= value <= 100
     assert report["weights"].keys() == FACTOR_KEYS
-    assert sum(report["weights"].values()) == pytest.approx(1.0)
+    # each weight is rounded to 4 decimals: the six are off by at most 6 × 0.00005
+    assert sum(report["weights"].values()) == pytest.approx(1.0, abs=6 * 0.00005)
     assert isinstance(report["handoff_suggested"], bool)
     assert isinstance(report["recommendation"], str)
     assert report["recommendation"]
+
+
+def _assert_what_the_model_reads(sent: str) -> None:
+    """What Claude Code and Codex put in front of the model (issue #11): the structured
+    content as JSON, recommendation first, weights to 4 decimals, factors to 1, the goal
+    and whether the score was recorded, and the text report as a field."""
+    report = json.loads(sent)
+    assert next(iter(report)) == "recommendation"
+    assert sent.lstrip().startswith('{"recommendation":')
+    for name, weight in report["weights"].items():
+        assert weight == round(weight, 4), (name, weight)
+    for name, value in report["factors"].items():
+        assert value is None or value == round(value, 1), (name, value)
+    assert (report["goal"], report["goal_source"], report["recorded"]) == (None, None, True)
+    assert report["text"].startswith(report["recommendation"])
 
 
 def test_claude_mcp_list_reports_driftguard_connected(
@@ -259,6 +276,7 @@ def test_claude_code_session_calls_get_drift_about_its_own_session_file(
     ]
     assert len(sent) == 1
     assert json.loads(sent[0]) == report
+    _assert_what_the_model_reads(sent[0])
     assert results[2]["result"].startswith("The tool answered:")
 
     # get_drift recorded one snapshot of this session, with the score it returned.
@@ -343,8 +361,16 @@ def test_gemini_cli_session_calls_get_drift_about_its_own_session_file(
     # seen in the request bodies: its session line names the file and how it was found.
     # Gemini passes no session id to MCP servers, so it is the newest session of the
     # project written by gemini-cli-mcp-client.
-    assert f"gemini_cli · {conversation}" in json.loads(sent[0])["output"]
-    assert "resolved by newest in project" in json.loads(sent[0])["output"]
+    output = json.loads(sent[0])["output"]
+    assert f"gemini_cli · {conversation}" in output
+    assert "resolved by newest in project" in output
+    # The text the model reads (issue #11): the recommendation first, the score with its
+    # state, the goal line, the session line; no JSON.
+    text = output.split("<untrusted_context>\n", 1)[-1]
+    assert text.startswith(("Carry on", "Start fresh", "Not enough messages")), text
+    assert re.search(r"^Score: \d+/100 \((fresh|warming|drifting|polluted)\) · ", text, re.M)
+    assert "\nGoal: none, so goal distance is left out; pass goal=" in text
+    assert '"weights"' not in text
 
 
 def test_codex_session_calls_get_drift_about_its_own_rollout_file(
@@ -418,3 +444,4 @@ def test_codex_session_calls_get_drift_about_its_own_rollout_file(
     ]
     assert len(sent) == 1
     assert json.loads(sent[0].split("Output:\n", 1)[1]) == report
+    _assert_what_the_model_reads(sent[0].split("Output:\n", 1)[1])

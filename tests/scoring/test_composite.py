@@ -3,6 +3,7 @@ the preset ``seed``), and the report fields every scoring shares."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -24,7 +25,7 @@ from driftguard.scoring.composite import (
     handoff_suggested,
     normalise_weights,
 )
-from driftguard.scoring.report import bar, display_round
+from driftguard.scoring.report import bar, display_round, render_session_line
 
 CODING = {
     "context_saturation": 0.37,
@@ -211,8 +212,31 @@ def test_text_report_leads_with_the_recommendation_and_shows_bars() -> None:
     assert "██████████" in lines[2]
     assert lines[3].split()[:2] == ["context", "saturation"]
     assert "████████░░" in lines[3]
-    assert f"Score: {report.score}/100 · 20 messages" in lines
-    assert lines[-1].startswith("→ Call get_handoff()")
+    assert lines[4] == ("  (others below 10: length collapse, uncertainty and confidence drift 0)")
+    assert f"Score: {report.score}/100 ({report.state}) · 20 messages" in lines
+    assert lines[-1].startswith("→ Run `driftguard handoff --write`")
+    assert render_text(report, audience="mcp").splitlines()[-1].startswith("→ Call get_handoff()")
+
+
+def test_text_report_counts_one_message_in_the_singular() -> None:
+    report = score_session(make_session(["only one reply"], prompts=0), weights=CODING)
+    assert render_text(report).splitlines()[-1] == "Score: 0/100 (fresh) · 1 message"
+
+
+@pytest.mark.parametrize(
+    ("compactions", "skipped", "said"),
+    [
+        (1, 1, " · 1 compaction · 1 line skipped"),
+        (2, 3, " · 2 compactions · 3 lines skipped"),
+    ],
+)
+def test_the_session_line_counts_compactions_and_skipped_lines_in_the_right_number(
+    compactions: int, skipped: int, said: str
+) -> None:
+    session = dataclasses.replace(
+        make_session(["a b c", "d e f"]), compactions=compactions, skipped_lines=skipped
+    )
+    assert said in render_session_line(score_session(session, weights=CODING))
 
 
 def test_text_report_always_shows_the_two_highest_factors() -> None:

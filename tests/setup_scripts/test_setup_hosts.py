@@ -924,3 +924,31 @@ def test_repeated_setups_never_leave_more_than_three_backups_of_a_file(
     assert len(backups) == 3
     # The newest is the file as it was before the last uninstall: with driftguard in it.
     assert "driftguard" in (path.parent / backups[-1]).read_text(encoding="utf-8")
+
+
+def test_backups_made_within_one_second_keep_the_newest_three_in_the_order_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Pruning frees the lowest suffixes of the second; a later backup in the same second
+    # must not take one of them, or the newest backup would be pruned as the oldest.
+    import driftguard.setup_scripts._safe_edit as safe_edit
+
+    class _Frozen:
+        @staticmethod
+        def now(tz: object) -> Any:
+            from datetime import UTC, datetime
+
+            return datetime(2026, 12, 1, 10, 0, 0, tzinfo=UTC)
+
+    monkeypatch.setattr(safe_edit, "datetime", _Frozen)
+    path = tmp_path / "settings.json"
+    path.write_text("{}", encoding="utf-8")
+    for index in range(7):
+        safe_edit.write_backup(path, f"version {index}".encode(), 0o600)
+    kept = sorted(
+        (p for p in tmp_path.iterdir() if ".driftguard-backup-" in p.name),
+        key=lambda p: (
+            int(p.name.rpartition("-")[2]) if p.name[-2] == "-" or p.name[-3] == "-" else 1
+        ),
+    )
+    assert [p.read_text(encoding="utf-8") for p in kept] == ["version 4", "version 5", "version 6"]
