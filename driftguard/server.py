@@ -200,6 +200,15 @@ class DriftResult(BaseModel):
     notes: list[str] = Field(default_factory=list, description=NOTES_DESCRIPTION)
 
 
+class SetAsideKind(BaseModel):
+    """Snapshots left out of a trend, by what they were made with."""
+
+    made_with: str = Field(
+        description="e.g. 'the seed scoring of driftguard 0.1', 'preset research', 'no goal'."
+    )
+    snapshots: int
+
+
 class TrendResult(BaseModel):
     """How the session's drift score moved over the snapshots get_drift recorded — the
     same object as ``driftguard trend --json`` (issue #11), plus ``text`` and ``notes``."""
@@ -220,6 +229,9 @@ class TrendResult(BaseModel):
     warn_threshold: int = Field(description="The score from which a handoff is suggested.")
     set_aside: int = Field(
         description="Recorded snapshots made with another scoring, preset or goal, left out."
+    )
+    set_aside_kinds: list[SetAsideKind] = Field(
+        description="What the snapshots left out were made with, most first."
     )
     not_recorded_reason: str | None = Field(
         description="Why this session file has no history at all, else null."

@@ -113,6 +113,9 @@ class Trend:
         handoff_hint: the latest score reached ``warn_threshold``.
         warn_threshold: the score from which the hint fires (0–100).
         set_aside: snapshots made with another scoring, preset or goal, not in this trend.
+        set_aside_kinds: what those were made with, as ``(words, count)`` pairs, most
+            first: ``"the seed scoring of driftguard 0.1"``, ``"preset research"``,
+            ``"another goal"``.
         outside: the file is not in a session folder: it has no history at all.
     """
 
@@ -127,6 +130,7 @@ class Trend:
     handoff_hint: bool
     warn_threshold: int
     set_aside: int = 0
+    set_aside_kinds: tuple[tuple[str, int], ...] = ()
     outside: bool = False
 
     @property
@@ -177,15 +181,26 @@ def compute_trend(
     in :attr:`Trend.set_aside`. ``outside``: the file has no history (the caller passes no
     snapshots).
     """
-    every = len(snapshots)
-    snapshots = [
-        snapshot
-        for snapshot in snapshots
-        if (scoring is None or snapshot.scoring == scoring)
-        and (preset is None or snapshot.preset == preset)
-        and (goal_sha256 is ANY_GOAL or snapshot.goal_sha256 == goal_sha256)
-    ]
-    set_aside = every - len(snapshots)
+    kept: list[Snapshot] = []
+    kinds: dict[str, int] = {}
+    for snapshot in snapshots:
+        if scoring is not None and snapshot.scoring != scoring:
+            kind = (
+                "the seed scoring of driftguard 0.1"
+                if snapshot.preset is None
+                else f"the {snapshot.scoring} scoring"
+            )
+        elif preset is not None and snapshot.preset != preset:
+            kind = f"preset {snapshot.preset}"
+        elif goal_sha256 is not ANY_GOAL and snapshot.goal_sha256 != goal_sha256:
+            kind = "another goal" if snapshot.goal_sha256 is not None else "no goal"
+        else:
+            kept.append(snapshot)
+            continue
+        kinds[kind] = kinds.get(kind, 0) + 1
+    snapshots = kept
+    set_aside = sum(kinds.values())
+    set_aside_kinds = tuple(sorted(kinds.items(), key=lambda item: -item[1]))
     scores = tuple(snapshot.score for snapshot in snapshots)
     trajectory, delta = _trajectory(scores)
     if not scores:
@@ -201,6 +216,7 @@ def compute_trend(
             handoff_hint=False,
             warn_threshold=warn_threshold,
             set_aside=set_aside,
+            set_aside_kinds=set_aside_kinds,
             outside=outside,
         )
     latest = snapshots[-1]
@@ -221,6 +237,7 @@ def compute_trend(
         handoff_hint=latest.score >= warn_threshold,
         warn_threshold=warn_threshold,
         set_aside=set_aside,
+        set_aside_kinds=set_aside_kinds,
         outside=outside,
     )
 
@@ -251,13 +268,22 @@ def render_trend_text(trend: Trend, audience: Audience = "mcp") -> str:
     if trend.outside:
         return OUTSIDE_SESSION_FOLDERS
     aside = (
-        f"{_plural(trend.set_aside, 'earlier snapshot')} made with another scoring, preset or "
-        f"goal {'is' if trend.set_aside == 1 else 'are'} not part of this trend."
-        if trend.set_aside
+        "Not part of this trend (scores of another scale): "
+        + ", ".join(
+            f"{_plural(count, 'snapshot')} with {kind}" for kind, count in trend.set_aside_kinds
+        )
+        + "."
+        if trend.set_aside_kinds
         else ""
     )
     if trend.latest_score is None or not trend.scores:
-        return no_history_text(audience) + (f"\n{aside}" if aside else "")
+        if aside:
+            how = "run `driftguard score`" if audience == "cli" else "call get_drift"
+            return (
+                f"No scores recorded yet with the current scoring, preset and goal: {how} "
+                f"to start this trend.\n{aside}"
+            )
+        return no_history_text(audience)
     count = len(trend.scores)
     head = str(trend.latest_score) if count == 1 else f"{trend.scores[0]} → {trend.latest_score}"
     if trend.sparkline is not None:
@@ -301,6 +327,7 @@ def trend_json(trend: Trend) -> dict[str, Any]:
          "average": float|null, "latest_score": int|null, "latest_state": str|null,
          "trajectory": "climbing"|"falling"|"stable"|null, "trajectory_delta": int,
          "handoff_suggested": bool, "warn_threshold": int, "set_aside": int,
+         "set_aside_kinds": [{"made_with": str, "snapshots": int}],
          "not_recorded_reason": str|null}
 
     ``not_recorded_reason`` says why the file has no history (it is not in a session
@@ -319,5 +346,8 @@ def trend_json(trend: Trend) -> dict[str, Any]:
         "handoff_suggested": trend.handoff_hint,
         "warn_threshold": trend.warn_threshold,
         "set_aside": trend.set_aside,
+        "set_aside_kinds": [
+            {"made_with": kind, "snapshots": count} for kind, count in trend.set_aside_kinds
+        ],
         "not_recorded_reason": NOT_IN_SESSION_FOLDER if trend.outside else None,
     }

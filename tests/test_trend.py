@@ -13,7 +13,6 @@ from driftguard.trend import (
     SPARK_CELLS,
     Trend,
     compute_trend,
-    no_history_text,
     render_trend_text,
     spark_cell,
     trend_json,
@@ -277,8 +276,8 @@ def test_snapshots_of_another_scoring_are_set_aside_not_drawn_into_the_trajector
     assert trend.set_aside == 3
     text = render_trend_text(trend)
     assert (
-        "3 earlier snapshots made with another scoring, preset or goal are not part of this "
-        "trend." in text
+        "Not part of this trend (scores of another scale): 3 snapshots with the seed scoring "
+        "of driftguard 0.1." in text
     )
 
 
@@ -288,15 +287,18 @@ def test_snapshots_of_another_preset_are_set_aside_too() -> None:
     trend = compute_trend([*coding, *experiment], 61, scoring="calibrated", preset="coding")
     assert trend.scores == (40, 42)
     assert trend.set_aside == 1
+    assert trend.set_aside_kinds == (("preset strict", 1),)
 
 
-def test_a_history_holding_only_another_scoring_says_so_beside_no_history() -> None:
+def test_a_history_holding_only_another_scoring_says_what_it_holds_without_contradiction() -> None:
     old = [replace(s, scoring="seed", preset=None) for s in snaps(10)]
     trend = compute_trend(old, 61, scoring="calibrated", preset="coding")
     assert trend.scores == ()
-    assert render_trend_text(trend) == (
-        no_history_text("mcp") + "\n1 earlier snapshot made with another scoring, preset or "
-        "goal is not part of this trend."
+    assert render_trend_text(trend, "cli") == (
+        "No scores recorded yet with the current scoring, preset and goal: run "
+        "`driftguard score` to start this trend.\n"
+        "Not part of this trend (scores of another scale): 1 snapshot with the seed scoring "
+        "of driftguard 0.1."
     )
 
 
@@ -325,6 +327,7 @@ def test_the_trend_json_has_the_field_names_get_trend_uses() -> None:
         "handoff_suggested",
         "warn_threshold",
         "set_aside",
+        "set_aside_kinds",
         "not_recorded_reason",
     ]
     assert payload["handoff_suggested"] is True
