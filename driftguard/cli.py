@@ -210,6 +210,24 @@ def build_parser() -> argparse.ArgumentParser:
     _add_session_arguments(watch, json_output=False, verb="watch")
     watch.set_defaults(handler=_watch, parser=watch)
 
+    status = commands.add_parser(
+        "status",
+        help="one line for a tmux status bar or a shell prompt (any CLI's session)",
+        description=(
+            "Print e.g. 'drift 41 warming · 38k to compact (~6 turns) · loop: npm test ×3' "
+            "for a Claude Code, Gemini CLI or Codex CLI session: from the cached score when "
+            "the file has not changed since it was scored, else scored now (not recorded)."
+        ),
+    )
+    _add_session_arguments(status)
+    status.add_argument(
+        "--format",
+        choices=("plain", "tmux"),
+        default="plain",
+        help="plain text (default) or tmux status-bar colours",
+    )
+    status.set_defaults(handler=_status, parser=status)
+
     statusline = commands.add_parser(
         "statusline",
         help="one line for Claude Code's status line (reads its JSON on stdin)",
@@ -445,6 +463,58 @@ def _goal(args: argparse.Namespace) -> int:
         when = f", set {when_utc(goal.set_at)}" if goal.set_at is not None else ""
         done = "Remembered. " if args.set is not None else ""
         print(f"{done}Goal: “{goal.text}”{when} ({where}).")
+    return EXIT_OK
+
+
+def _status(args: argparse.Namespace) -> int:
+    from driftguard import livecache
+    from driftguard.adapters import resolve_cli
+    from driftguard.resolve import resolve_session
+    from driftguard.statusline import render_status, room_left
+
+    _check_project(args)
+    if args.path is not None:
+        path = Path(args.path)
+        cli = resolve_cli(path, args.cli) if path.is_file() else args.cli
+    else:
+        project = args.project if args.project is not None else Path.cwd()
+        resolved = resolve_session(None, project=Path(project), only=args.cli)
+        _warn(resolved.warnings)
+        path, cli = resolved.path, resolved.cli
+    # the stop hook keys a Claude Code transcript by its session id, the file's stem
+    key = path.stem if cli == "claude_code" else f"path:{path.resolve()}"
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = -1
+    cached = livecache.read_status(key)
+    if cached is None or cached.transcript_path != str(path) or cached.transcript_size != size:
+        from driftguard import engine  # the engine loads only when the cache is stale
+        from driftguard.adapters import parse_session
+        from driftguard.history import GuardedHistoryStore
+        from driftguard.hooks import live_status
+
+        session = parse_session(path, cli)
+        store = GuardedHistoryStore()
+        outcome = engine.drift(
+            session, project=_config_project(args, session), store=store, record=False
+        )
+        _warn(store.notes)
+        cached = live_status(outcome, key, path, size)
+        try:
+            livecache.write_status(cached)
+        except OSError as exc:
+            _warn([f"status cache not written: {exc.strerror or exc}"])
+    if args.json:
+        room = room_left(cached)
+        record = {
+            **cached.to_record(),
+            "tokens_until_compaction": room[0] if room else None,
+            "turns_until_compaction": room[1] if room else None,
+        }
+        print(json.dumps(record, indent=2, ensure_ascii=False))
+    else:
+        print(render_status(cached, args.format))
     return EXIT_OK
 
 

@@ -239,9 +239,11 @@ def live_status(
 ) -> livecache.LiveStatus:
     """The status-line record of a scored session: ``outcome`` of the transcript ``path``
     (``size`` bytes when it was read), for the host's ``session_id``."""
+    from driftguard.scoring.loops import loop_key, short_loop
     from driftguard.scoring.report import display_round
 
     report = outcome.report
+    loop = report.measures.loop if report.measures is not None else None
     return livecache.LiveStatus(
         session_id=session_id,
         cli=report.session.cli,
@@ -261,6 +263,10 @@ def live_status(
         handoff_suggested=report.handoff_suggested,
         warn_threshold=report.warn_threshold,
         goal=outcome.goal,
+        usable_window=report.usable_window,
+        growth_per_turn=report.budget.growth_per_turn if report.budget else None,
+        loop=short_loop(loop) if loop is not None else None,
+        loop_key=loop_key(loop) if loop is not None else None,
     )
 
 
@@ -288,22 +294,36 @@ def prompt_warning(status: livecache.LiveStatus) -> str:
     )
 
 
+def loop_notice(status: livecache.LiveStatus) -> str:
+    """The one line added to the context when an action loop is going on (issue #13)."""
+    return (
+        f"driftguard: the last tool calls repeat ({status.loop}): this looks like a loop. "
+        "Step back before the next call: say what each attempt showed, and try a different "
+        "approach or ask the user, rather than the same call again."
+    )
+
+
 def user_prompt_submit(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
-    """Warn once when the cached score crossed the warn threshold (module doc)."""
+    """Warn once when the cached score crossed the warn threshold, and tell the model once
+    about each action loop going on (module doc)."""
     session_id = _text(payload, "session_id")
     if session_id is None:
         raise HookInputError("no session_id in the UserPromptSubmit payload")
     status = livecache.read_status(session_id)
     if status is None:
         return ""
+    lines: list[str] = []
     above = status.score >= status.warn_threshold
     warned = livecache.read_warned(session_id)
     if above and not warned:
         livecache.write_warned(session_id, True, status.score)
-        return _context_output("UserPromptSubmit", prompt_warning(status))
-    if warned and not above:
+        lines.append(prompt_warning(status))
+    elif warned and not above:
         livecache.write_warned(session_id, False, status.score)
-    return ""
+    if status.loop and status.loop_key and livecache.read_told_loop(session_id) != status.loop_key:
+        livecache.write_told_loop(session_id, status.loop_key)
+        lines.append(loop_notice(status))
+    return _context_output("UserPromptSubmit", "\n".join(lines)) if lines else ""
 
 
 # --- dispatch --------------------------------------------------------------------------

@@ -8,6 +8,8 @@ Files, one set per session, in ``~/.driftcli/cache/`` (:func:`driftguard.paths.c
                       has already warned about the current crossing of the warn threshold
     <key>.host.json   {"context_window": int, "ts": float}: the context window the host
                       reported in its status-line payload, for the next stop hook
+    <key>.loop.json   {"loop": str, "ts": float}: the action loop the prompt hook last told
+                      the model about (issue #13: once per loop)
 
 ``<key>`` is the session id when it is made of ``[A-Za-z0-9-]`` only (Claude Code's UUIDs),
 else ``h-`` and the first 32 hex digits of its sha256: always one plain file name.
@@ -40,15 +42,18 @@ __all__ = [
     "CACHE_VERSION",
     "LiveStatus",
     "host_path",
+    "loop_path",
     "prune",
     "read_host_window",
     "read_status",
+    "read_told_loop",
     "read_warned",
     "session_key",
     "status_path",
     "warn_path",
     "write_host_window",
     "write_status",
+    "write_told_loop",
     "write_warned",
 ]
 
@@ -57,7 +62,7 @@ CACHE_VERSION: Final = 1
 
 _PLAIN_ID = re.compile(r"[A-Za-z0-9-]{1,100}")
 _STATES: Final = ("fresh", "warming", "drifting", "polluted")
-_SUFFIXES: Final = (".warn.json", ".host.json", ".json")
+_SUFFIXES: Final = (".warn.json", ".host.json", ".loop.json", ".json")
 _SECONDS_PER_DAY: Final = 86_400
 
 
@@ -106,6 +111,12 @@ class LiveStatus:
             ``warnThreshold``).
         goal: the goal the score used (remembered for the session), or ``None``
             (issue #11; a record without it reads as ``None``).
+        usable_window: where the host compacts, in tokens, or ``None`` (issue #13; absent
+            in older records).
+        growth_per_turn: the recent turns' median context growth, in tokens, or ``None``.
+        loop: the action loop going on, in a few words (``npm test ×3``), or ``None``.
+        loop_key: what identifies that loop (its kind and calls), so the prompt hook tells
+            the model once per loop; ``None`` without a loop.
     """
 
     session_id: str
@@ -123,6 +134,10 @@ class LiveStatus:
     handoff_suggested: bool
     warn_threshold: int
     goal: str | None = None
+    usable_window: int | None = None
+    growth_per_turn: int | None = None
+    loop: str | None = None
+    loop_key: str | None = None
 
     def to_record(self) -> dict[str, Any]:
         """The JSON object written to ``<key>.json``."""
@@ -143,6 +158,10 @@ class LiveStatus:
             "handoff_suggested": self.handoff_suggested,
             "warn_threshold": self.warn_threshold,
             "goal": self.goal,
+            "usable_window": self.usable_window,
+            "growth_per_turn": self.growth_per_turn,
+            "loop": self.loop,
+            "loop_key": self.loop_key,
         }
 
     @classmethod
@@ -169,6 +188,15 @@ class LiveStatus:
         if not 0 <= record["score"] <= 100:
             return None
         goal = record.get("goal")
+
+        def optional_int(name: str) -> int | None:
+            value = record.get(name)
+            return value if isinstance(value, int) and _is_int(value) and value > 0 else None
+
+        def optional_text(name: str) -> str | None:
+            value = record.get(name)
+            return value if isinstance(value, str) and value else None
+
         return cls(
             session_id=record["session_id"],
             cli=record["cli"],
@@ -185,6 +213,10 @@ class LiveStatus:
             handoff_suggested=record["handoff_suggested"],
             warn_threshold=record["warn_threshold"],
             goal=goal if isinstance(goal, str) and goal else None,
+            usable_window=optional_int("usable_window"),
+            growth_per_turn=optional_int("growth_per_turn"),
+            loop=optional_text("loop"),
+            loop_key=optional_text("loop_key"),
         )
 
 
@@ -206,6 +238,25 @@ def write_status(status: LiveStatus) -> Path:
     """Atomically replace the cached score of ``status.session_id``; returns the file."""
     target = status_path(status.session_id)
     write_json_atomic(target, status.to_record())
+    return target
+
+
+def loop_path(session_id: str) -> Path:
+    """``cache/<key>.loop.json``: the loop the prompt hook last told the model about."""
+    return paths.cache_dir() / f"{session_key(session_id)}.loop.json"
+
+
+def read_told_loop(session_id: str) -> str | None:
+    """The key of the loop the prompt hook last told the model about, or ``None``."""
+    record = read_json_object(loop_path(session_id))
+    value = record.get("loop") if record is not None else None
+    return value if isinstance(value, str) and value else None
+
+
+def write_told_loop(session_id: str, loop_key: str) -> Path:
+    """Atomically record that the model was told about the loop ``loop_key``."""
+    target = loop_path(session_id)
+    write_json_atomic(target, {"loop": loop_key, "ts": time.time()})
     return target
 
 

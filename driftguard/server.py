@@ -128,6 +128,13 @@ class SessionInfo(BaseModel):
     tokens_until_compaction: int = Field(
         description="Tokens left before the host compacts the context."
     )
+    turns_until_compaction: int | None = Field(
+        description="Turns left before the host compacts, at the recent turns' growth; "
+        "null before a turn has grown the context."
+    )
+    context_growth_per_turn: int | None = Field(
+        description="Median tokens the recent turns added to the context."
+    )
     usable_window_rule: str | None = Field(description="How usable_window was derived.")
     usable_window_overrides: list[str] = Field(
         description="Environment variables or settings that moved the compaction point."

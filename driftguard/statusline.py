@@ -6,7 +6,7 @@ and a still-running command is cancelled), with a JSON payload on stdin
 ``context_window`` from it, the score the stop hook cached for that session
 (:mod:`driftguard.livecache`), and prints e.g.::
 
-    drift 47 warming · ctx 62% · rep 31
+    drift 47 warming · 38k to compact (~6 turns) · loop: npm test ×3 · rep 31
 
 - ``drift 47 warming``: the cached score (0–100) and state; coloured by state unless
   ``NO_COLOR`` is set. Without a cached score (no turn of this session has ended yet, or
@@ -16,10 +16,16 @@ and a still-running command is cancelled), with a JSON payload on stdin
   ``drift – scored when this turn ends`` beside the context figure (issue #11). Only
   without a transcript at all: ``drift – not scored yet``. The status line never writes
   the score it made: the stop hook stays the one writer of the cache.
-- ``ctx 62%``: how full the context window is, from the host's own figures when the
-  payload has them — ``used_percentage``, else the ``current_usage`` tokens, else
-  ``total_input_tokens``, over ``context_window_size`` — else from the cached score's
-  tokens and window. Left out when nothing is known.
+- ``38k to compact (~6 turns)`` (issue #13): the tokens left before the host compacts —
+  the cached usable window (:mod:`driftguard.compaction`) minus the payload's context
+  (its ``current_usage`` tokens, else ``total_input_tokens``), else the cached context —
+  and the turns they last at the recent turns' median growth (:mod:`driftguard.budget`);
+  ``compacting next`` at or past the point. Without a cached usable window: ``ctx 62%``,
+  how full the context window is, from the host's own figures when the payload has them
+  — ``used_percentage``, else the tokens over ``context_window_size`` — else from the
+  cached score's tokens and window; left out when nothing is known.
+- ``loop: npm test ×3``: an action loop going on at the latest tool call
+  (:mod:`driftguard.scoring.loops`), the moment the stop hook saw it.
 - ``rep 31``: the highest other factor when it reaches 10 points (``rep`` repetition,
   ``len`` length collapse, ``goal`` goal distance, ``unc`` uncertainty, ``hedge``
   confidence drift).
@@ -55,9 +61,13 @@ __all__ = [
     "ON_THE_SPOT_BYTES",
     "SCORED_AFTER_TURN",
     "WRAP_TIMEOUT",
+    "budget_segment",
     "context_percent",
     "host_window",
+    "payload_tokens",
     "render_line",
+    "render_status",
+    "room_left",
     "statusline_output",
 ]
 
@@ -116,6 +126,78 @@ def host_window(payload: Mapping[str, Any]) -> int | None:
     """``context_window.context_window_size`` (tokens) when the payload has a positive one."""
     size = _number(_context(payload).get("context_window_size"))
     return int(size) if size is not None and size > 0 else None
+
+
+def payload_tokens(payload: Mapping[str, Any]) -> int | None:
+    """Tokens in the context the payload reports (input + cache tokens of the last request,
+    else ``total_input_tokens``), or ``None``."""
+    context = _context(payload)
+    usage = context.get("current_usage")
+    if isinstance(usage, dict):
+        parts = (
+            _number(usage.get(name))
+            for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        )
+        tokens = sum(part for part in parts if part is not None)
+        if tokens > 0:
+            return int(tokens)
+    total = _number(context.get("total_input_tokens"))
+    return int(total) if total is not None and total > 0 else None
+
+
+def _thousands(tokens: int) -> str:
+    if tokens >= 10_000:
+        return f"{round(tokens / 1000)}k"
+    if tokens >= 1_000:
+        return f"{tokens / 1000:.1f}k".replace(".0k", "k")
+    return str(tokens)
+
+
+def room_left(status: LiveStatus, tokens: int | None = None) -> tuple[int, int | None] | None:
+    """``(tokens, turns)`` left before the host compacts, with the context at ``tokens``
+    (default: the cached context); turns ``None`` without a growth; ``None`` when the cache
+    holds no usable window (issue #13)."""
+    if status.usable_window is None:
+        return None
+    left = max(0, status.usable_window - (tokens or status.context_tokens))
+    return left, (left // status.growth_per_turn if status.growth_per_turn else None)
+
+
+def budget_segment(payload: Mapping[str, Any], status: LiveStatus) -> str | None:
+    """``38k to compact (~6 turns)``: the tokens left before the host compacts (the
+    payload's context when it has one, else the cached) and the turns they last at the
+    recent turns' growth; ``None`` when the cache holds no usable window (issue #13)."""
+    room = room_left(status, payload_tokens(payload))
+    if room is None:
+        return None
+    left, turns = room
+    if left <= 0:
+        return "compacting next"
+    segment = f"{_thousands(left)} to compact"
+    if turns is not None:
+        segment += f" (~{turns} turn{'s' * (turns != 1)})"
+    return segment
+
+
+_TMUX_COLOURS: Final[Mapping[str, str]] = {
+    "fresh": "green",
+    "warming": "yellow",
+    "drifting": "colour208",
+    "polluted": "red",
+}
+
+
+def render_status(status: LiveStatus, fmt: str = "plain") -> str:
+    """``driftguard status``'s line for a cached or fresh score (issue #13): the status
+    line's segments without a payload; ``fmt`` ``"tmux"`` colours the drift segment with
+    tmux's ``#[fg=…]`` style (``#`` in the rest doubled, as tmux wants)."""
+    line = render_line({}, status)
+    if fmt != "tmux":
+        return line
+    head = f"drift {status.score} {status.state}"
+    rest = line[len(head) :].replace("#", "##")
+    colour = _TMUX_COLOURS.get(status.state, "default")
+    return f"#[fg={colour}]{head}#[default]{rest}"
 
 
 def context_percent(payload: Mapping[str, Any], status: LiveStatus | None) -> float | None:
@@ -191,10 +273,15 @@ def render_line(
         colour = _COLOURS.get(status.state, "") if color else ""
         head = f"{colour}{plain_head}{_RESET}" if colour else plain_head
     tail: list[str] = []
+    room = budget_segment(payload, status) if status is not None else None
     percent = context_percent(payload, status)
-    if percent is not None:
+    if room is not None:
+        tail.append(room)
+    elif percent is not None:
         tail.append(f"ctx {_round_half_up(percent)}%")
     if status is not None:
+        if status.loop:
+            tail.append(f"loop: {status.loop}")
         top = _top_factor(status)
         if top is not None:
             tail.append(top)

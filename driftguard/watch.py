@@ -65,6 +65,7 @@ from driftguard.incremental import SessionCache
 from driftguard.model import FACTOR_NAMES, CliName, GoalUse, Session
 from driftguard.resolve import resolve_session
 from driftguard.scoring import DriftReport, ResolvedBy
+from driftguard.scoring.loops import short_loop
 from driftguard.scoring.report import (
     bar,
     display_round,
@@ -182,6 +183,14 @@ def render_frame(
         coloured = f"{_COLOURS[report.state]}{report.state}{_RESET}"
         score_line = score_line.replace(f" · {report.state} · ", f" · {coloured} · ", 1)
     lines.append(score_line)
+    room = f"{report.tokens_until_compaction:,} tokens before the host compacts"
+    turns = report.budget.turns_left if report.budget is not None else None
+    if turns is not None:
+        room += f" (~{plural(turns, 'turn')})"
+    loop = report.measures.loop if report.measures is not None else None
+    if loop is not None:
+        room += f" · loop: {short_loop(loop)}"
+    lines.append(_clip(room, width))
     recorded = trend.sparkline if trend.sparkline else None
     history = (
         f"history {recorded[-LIVE_CELLS:]} {trend.trajectory}"

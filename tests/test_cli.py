@@ -363,3 +363,66 @@ def test_preset_seed_scores_with_the_seed_design_and_says_so(
         "uncertainty": 0.0217,
         "confidence_drift": 0.0109,
     }
+
+
+# --- driftguard status (issue #13) --------------------------------------------------------
+
+
+def test_status_prints_one_line_for_a_codex_session_and_reuses_the_cache(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = corpus_file("generated/codex/codex-long-24turns-compact.jsonl")
+    assert main(["status", str(path)]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("drift ")
+    assert " to compact (~" in line
+    assert "\n" not in line
+
+    def no_parse(*_: object, **__: object) -> None:
+        raise AssertionError("the cache should have been used")
+
+    monkeypatch.setattr("driftguard.adapters.parse_session", no_parse)
+    assert main(["status", str(path)]) == 0
+    assert capsys.readouterr().out.strip() == line
+
+
+def test_status_colours_the_state_for_tmux_and_doubles_hashes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = write_claude_session(tmp_path / "s.jsonl", ["same words again here"] * 6)
+    assert main(["status", "--format", "tmux", str(session)]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("#[fg=")
+    assert "#[default] · " in line
+
+
+def test_status_of_a_gemini_session_as_json_has_the_budget(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = corpus_file("gemini/gemini_jsonl_2026-04_vibecodingtracker.jsonl")
+    assert main(["status", "--json", str(path)]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["cli"] == "gemini_cli"
+    assert record["usable_window"] == 524_288  # Gemini CLI compresses at half its limit
+    assert record["tokens_until_compaction"] == 524_288 - record["context_tokens"]
+
+
+def test_status_rescores_a_session_that_grew_since_it_was_cached(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = write_claude_session(tmp_path / "s.jsonl", [f"reply {i} here" for i in range(3)])
+    assert main(["status", "--json", str(session)]) == 0
+    before = json.loads(capsys.readouterr().out)
+    write_claude_session(session, [f"reply {i} here" for i in range(6)])
+    assert main(["status", "--json", str(session)]) == 0
+    after = json.loads(capsys.readouterr().out)
+    assert after["messages"] > before["messages"]
+
+
+def test_status_without_a_session_is_one_line_on_stderr_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["status", "--project", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("driftguard: ")

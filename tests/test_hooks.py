@@ -237,6 +237,9 @@ def test_stop_refreshes_the_status_line_cache_and_appends_history(
     assert status.context_tokens == 4010  # the last reply's usage: 10 + 4 × 1000
     assert status.context_window == 200_000
     assert status.warn_threshold == 61
+    assert status.usable_window == 167_000  # where Claude Code compacts (issue #13)
+    assert status.growth_per_turn == 1_000  # each turn's reply added 1,000 tokens
+    assert status.loop is None
     snapshots = HistoryStore().read(history_key("claude_code", SESSION_ID))
     assert [s.score for s in snapshots] == [status.score]
 
@@ -399,3 +402,50 @@ def test_a_payload_nested_too_deeply_is_reported_and_prints_nothing(
     deep = b"[" * 100_000 + b"]" * 100_000
     assert run_hook("stop", deep) == ""
     assert "not JSON" in capsys.readouterr().err
+
+
+def _cached_loop(loop: str | None, key: str | None, score: int = 40) -> None:
+    livecache.write_status(
+        LiveStatus(
+            session_id=SESSION_ID,
+            cli="claude_code",
+            transcript_path="/t.jsonl",
+            transcript_size=1,
+            ts=1.0,
+            score=score,
+            state="warming",
+            factors={"repetition": 100.0},
+            messages=30,
+            context_tokens=50_000,
+            context_window=200_000,
+            tokens_estimated=False,
+            handoff_suggested=False,
+            warn_threshold=61,
+            usable_window=167_000,
+            growth_per_turn=5_000,
+            loop=loop,
+            loop_key=key,
+        )
+    )
+
+
+def test_the_prompt_hook_tells_the_model_once_per_loop_going_on(project: Path) -> None:
+    _cached_loop("npm test ×3", "failing|Bash:aaaa")
+    line = context_of(run_hook("user-prompt-submit", prompt_payload(project)), "UserPromptSubmit")
+    assert line.startswith("driftguard: the last tool calls repeat (npm test ×3)")
+    _cached_loop("npm test ×4", "failing|Bash:aaaa")  # the same loop, longer: not again
+    assert run_hook("user-prompt-submit", prompt_payload(project)) == ""
+    _cached_loop(None, None)
+    assert run_hook("user-prompt-submit", prompt_payload(project)) == ""
+    _cached_loop("ls ⇄ cat a.py ×4", "alternating|Bash:bbbb,Bash:cccc")  # another loop
+    line = context_of(run_hook("user-prompt-submit", prompt_payload(project)), "UserPromptSubmit")
+    assert "(ls ⇄ cat a.py ×4)" in line
+
+
+def test_a_loop_and_a_crossing_of_the_threshold_are_told_together(project: Path) -> None:
+    _cached_loop("npm test ×3", "failing|Bash:aaaa", score=70)
+    lines = context_of(
+        run_hook("user-prompt-submit", prompt_payload(project)), "UserPromptSubmit"
+    ).splitlines()
+    assert lines[0].startswith("driftguard: this session's drift score is 70/100")
+    assert lines[1].startswith("driftguard: the last tool calls repeat (npm test ×3)")

@@ -152,7 +152,9 @@ def _first_call(transcript: Path) -> str:
 
 
 def test_the_first_call_scores_a_small_transcript_on_the_spot(transcript: Path) -> None:
-    assert _first_call(transcript) == "drift 71 drifting · ctx 15% · rep 100 · handoff suggested"
+    assert _first_call(transcript) == (
+        "drift 71 drifting · 137k to compact (~137 turns) · rep 100 · handoff suggested"
+    )
     # the stop hook stays the one writer of the cache
     assert livecache.read_status(SESSION_ID) is None
 
@@ -250,3 +252,36 @@ class _Stdin:
 
     def isatty(self) -> bool:
         return False
+
+
+# --- the budget and loops (issue #13) ------------------------------------------------------
+
+
+def test_the_line_shows_the_tokens_and_turns_left_before_the_host_compacts() -> None:
+    cached = status(usable_window=167_000, growth_per_turn=6_000)
+    # the payload's context (12 + 988 + 29,000 = 30,000) is fresher than the cache's
+    line = render_line(payload(), cached)
+    assert line == "drift 47 warming · 137k to compact (~22 turns) · rep 31"
+
+
+def test_without_a_growth_the_line_shows_the_tokens_left_alone() -> None:
+    line = render_line(payload(), status(usable_window=167_000))
+    assert "137k to compact · " in line
+
+
+def test_at_the_compaction_point_the_line_says_it_compacts_next() -> None:
+    line = render_line(
+        payload(current_usage=None, total_input_tokens=170_000), status(usable_window=167_000)
+    )
+    assert "compacting next" in line
+
+
+def test_a_loop_going_on_shows_at_once_after_the_budget() -> None:
+    cached = status(usable_window=167_000, growth_per_turn=6_000, loop="npm test ×3")
+    assert render_line(payload(), cached) == (
+        "drift 47 warming · 137k to compact (~22 turns) · loop: npm test ×3 · rep 31"
+    )
+
+
+def test_a_record_without_the_budget_still_shows_the_context_percentage() -> None:
+    assert render_line(payload(), status()) == "drift 47 warming · ctx 15% · rep 31"

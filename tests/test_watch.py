@@ -367,3 +367,12 @@ def test_watch_under_a_pty_waits_for_a_first_session_then_shows_it_and_exits_0_o
             child.kill()
             child.wait()
         os.close(master)
+
+
+def test_the_dashboard_shows_the_room_before_the_host_compacts(tmp_path: Path) -> None:
+    path = write_claude_session(tmp_path / f"{SESSION_ID}.jsonl", REPLIES)
+    watcher = Watcher(WatchTarget(path=path, project=tmp_path), io.StringIO())
+    watcher.locate()
+    frame = watcher.frame(width=100)
+    room = next(line for line in frame if "before the host compacts" in line)
+    assert room == "161,990 tokens before the host compacts (~161 turns)"

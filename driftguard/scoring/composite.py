@@ -27,6 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from driftguard.budget import Budget
+from driftguard.budget import budget as room_left
 from driftguard.compaction import UsableWindow, usable_window
 from driftguard.model import FACTOR_NAMES, SCORINGS, WARN_THRESHOLDS, Scoring, Session
 from driftguard.scoring import calibrated, factors
@@ -96,6 +98,8 @@ class DriftReport:
         measures: the raw measures behind the calibrated factors; ``None`` under ``seed``.
         preset: the preset the weights came from, when the caller knows it.
         window_source: where ``context_window`` came from.
+        budget: the room left before the host compacts, in tokens and turns
+            (:mod:`driftguard.budget`).
     """
 
     score: int
@@ -115,6 +119,7 @@ class DriftReport:
     measures: Measures | None = None
     preset: str | None = None
     window_source: WindowSource = "file"
+    budget: Budget | None = None
 
     @property
     def usable_window(self) -> int:
@@ -322,6 +327,7 @@ def score_session(
             usable=usable,
             preset=preset,
             window_source=window_source,
+            budget=room_left(session, usable.tokens),
         )
     measures: Measures | None = None
     reasons: Mapping[str, str]
@@ -372,4 +378,5 @@ def score_session(
         measures=measures,
         preset=preset,
         window_source=window_source,
+        budget=room_left(session, usable.tokens),
     )

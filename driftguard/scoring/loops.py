@@ -68,6 +68,8 @@ __all__ = [
     "Step",
     "action_loop",
     "describe_loop",
+    "loop_key",
+    "short_loop",
     "steps",
 ]
 
@@ -331,3 +333,30 @@ def describe_loop(loop: ActionLoop) -> str:
     if loop.kind == "same_call":
         return f"{what} ran {times} in a row"
     return f"{what} and {_call_words(loop.other)} alternated for {times[:-6]} steps"
+
+
+def short_loop(loop: ActionLoop) -> str:
+    """The loop in a few words for a status line: ``npm test ×3``, ``Edit a.py ×4``,
+    ``ls ⇄ cat src/app.py ×6``."""
+
+    def name(calls: Sequence[ToolCall]) -> str:
+        call = calls[0]
+        text = " ".join((call.command or "").split())
+        if not text:
+            text = (
+                f"{call.name} {call.target_path.rsplit('/', 1)[-1]}"
+                if call.target_path
+                else call.name
+            )
+        return text if len(text) <= 24 else text[:23] + "…"
+
+    if loop.kind == "alternating":
+        return f"{name(loop.calls)} ⇄ {name(loop.other)} ×{loop.count}"
+    return f"{name(loop.calls)} ×{loop.count}"
+
+
+def loop_key(loop: ActionLoop) -> str:
+    """What identifies a loop across turns (its kind and calls, not its length), so that
+    the model is told about it once however long it goes on."""
+    calls = ",".join(f"{c.name}:{c.args_digest}" for c in (*loop.calls, *loop.other))
+    return f"{loop.kind}|{calls}"

@@ -125,6 +125,8 @@ def to_json_dict(report: DriftReport) -> dict[str, Any]:
             "context_window_source": report.window_source,
             "usable_window": report.usable_window,
             "tokens_until_compaction": report.tokens_until_compaction,
+            "turns_until_compaction": report.budget.turns_left if report.budget else None,
+            "context_growth_per_turn": (report.budget.growth_per_turn if report.budget else None),
             "usable_window_rule": usable.rule if usable is not None else None,
             "usable_window_overrides": list(usable.overrides) if usable is not None else [],
         },
@@ -251,7 +253,11 @@ def render_session_line(report: DriftReport, recording: Recording | None = None)
         tokens += " (estimated)"
     parts = [session.cli, session.path, tokens]
     if report.usable is not None:
-        parts.append(f"{report.tokens_until_compaction:,} before the host compacts")
+        room = f"{report.tokens_until_compaction:,} before the host compacts"
+        turns = report.budget.turns_left if report.budget is not None else None
+        if turns is not None:
+            room += f" (~{plural(turns, 'turn')})"
+        parts.append(room)
     if session.compactions:
         parts.append(plural(session.compactions, "compaction"))
     if session.skipped_lines:

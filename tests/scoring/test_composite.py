@@ -187,6 +187,8 @@ def test_json_report_has_the_contract_field_names_and_what_issue_8_adds() -> Non
         "context_window_source",
         "usable_window",
         "tokens_until_compaction",
+        "turns_until_compaction",
+        "context_growth_per_turn",
         "usable_window_rule",
         "usable_window_overrides",
     }
