@@ -289,7 +289,7 @@ def test_stop_of_a_missing_transcript_prints_nothing_and_says_why_on_stderr(
 # --- UserPromptSubmit ------------------------------------------------------------------
 
 
-def _cached(score: int, threshold: int = 60) -> None:
+def _cached(score: int, threshold: int = 60, **extra: Any) -> None:
     livecache.write_status(
         LiveStatus(
             session_id=SESSION_ID,
@@ -306,6 +306,7 @@ def _cached(score: int, threshold: int = 60) -> None:
             tokens_estimated=False,
             handoff_suggested=score >= threshold,
             warn_threshold=threshold,
+            **extra,
         )
     )
 
@@ -405,28 +406,7 @@ def test_a_payload_nested_too_deeply_is_reported_and_prints_nothing(
 
 
 def _cached_loop(loop: str | None, key: str | None, score: int = 40) -> None:
-    livecache.write_status(
-        LiveStatus(
-            session_id=SESSION_ID,
-            cli="claude_code",
-            transcript_path="/t.jsonl",
-            transcript_size=1,
-            ts=1.0,
-            score=score,
-            state="warming",
-            factors={"repetition": 100.0},
-            messages=30,
-            context_tokens=50_000,
-            context_window=200_000,
-            tokens_estimated=False,
-            handoff_suggested=False,
-            warn_threshold=61,
-            usable_window=167_000,
-            growth_per_turn=5_000,
-            loop=loop,
-            loop_key=key,
-        )
-    )
+    _cached(score, 61, loop=loop, loop_key=key, usable_window=167_000, growth_per_turn=5_000)
 
 
 def test_the_prompt_hook_tells_the_model_once_per_loop_going_on(project: Path) -> None:
