@@ -15,7 +15,12 @@ from pathlib import Path
 from typing import Any, cast
 
 from driftguard.adapters import claude_code, codex_cli, gemini_cli
-from driftguard.adapters._common import decode_json, iter_lines, load_record, open_session_file
+from driftguard.adapters._common import (
+    JsonTooDeepError,
+    iter_lines,
+    load_record,
+    open_session_file,
+)
 from driftguard.errors import SessionFormatError, UnknownFormatError, UnknownNameError
 from driftguard.model import CLI_NAMES, CliName, Session
 
@@ -82,6 +87,35 @@ def _hint_from_path(path: Path) -> CliName | None:
     return None
 
 
+def _detect_json(path: Path) -> CliName:
+    """A ``.json`` file is a session only with a legacy Gemini session's shape
+    (:func:`gemini_cli.is_legacy_session`, read member by member when a value in it is
+    nested too deeply). A file that does not decode at all counts when its first 4 KiB
+    name both ``sessionId`` and ``messages``: Gemini CLI rewrites the file in place, and
+    the parser reads it again before it gives up.
+
+    Raises:
+        SessionFormatError: unreadable, or not such a session file.
+    """
+    try:
+        with path.open("rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        document = gemini_cli.decode_legacy(data)
+    except JsonTooDeepError as exc:
+        raise SessionFormatError(f"{path} is not a JSON session file: {exc}") from exc
+    except ValueError as exc:  # not JSON (yet: perhaps caught mid-rewrite)
+        head = data[:4096].lstrip()
+        if head.startswith(b"{") and b'"sessionId"' in head and b'"messages"' in head:
+            return "gemini_cli"
+        raise SessionFormatError(f"{path} is not a JSON session file: {exc}") from exc
+    if gemini_cli.is_legacy_session(document):
+        return "gemini_cli"
+    raise SessionFormatError(f"{path} is JSON but not a session file of a supported CLI")
+
+
 def detect_cli(path: Path) -> CliName:
     """Tell which CLI wrote ``path`` from its first records (its name for empty files).
 
@@ -93,21 +127,7 @@ def detect_cli(path: Path) -> CliName:
             name says which CLI wrote it.
     """
     if path.suffix == ".json":
-        try:
-            with path.open("rb") as fh:
-                head = fh.read(4096).lstrip()
-        except OSError as exc:
-            raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
-        if head.startswith(b"{") and (b'"sessionId"' in head or b'"messages"' in head):
-            return "gemini_cli"
-        try:
-            with path.open("rb") as fh:
-                whole = decode_json(fh.read())
-        except (OSError, ValueError) as exc:  # ValueError: not JSON, or nested too deeply
-            raise SessionFormatError(f"{path} is not a JSON session file: {exc}") from exc
-        if isinstance(whole, dict) and "messages" in whole:
-            return "gemini_cli"
-        raise SessionFormatError(f"{path} is JSON but not a session file of a supported CLI")
+        return _detect_json(path)
     seen = 0
     blank = True
     try:
@@ -125,10 +145,11 @@ def detect_cli(path: Path) -> CliName:
                     break
     except OSError as exc:
         raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    hint = _hint_from_path(path)
-    if hint is not None:
-        return hint
     if blank:
+        # Nothing to read, so nothing to leak: the file's name and folder may tell.
+        hint = _hint_from_path(path)
+        if hint is not None:
+            return hint
         raise UnknownFormatError(f"{path} is empty: nothing in it tells which CLI wrote it")
     raise UnknownFormatError(
         f"cannot tell which CLI wrote {path}: no Claude Code, Gemini CLI or Codex CLI record "

@@ -15,6 +15,7 @@ import hashlib
 import io
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +40,8 @@ __all__ = [
     "open_session_file",
     "parse_timestamp",
     "read_token_count",
+    "split_json_container",
+    "split_json_member",
 ]
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -224,6 +227,63 @@ def _deeper_than(value: object, limit: int) -> bool:
                     return True
                 stack.append((child, depth + 1))
     return False
+
+
+_JSON_SCAN_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]', re.DOTALL)
+"""What :func:`split_json_container` looks at: whole strings (skipped: brackets and commas
+inside them are text) and the structural characters that change depth or separate
+children."""
+_JSON_MEMBER_KEY = re.compile(rb'\s*("[^"\\]*(?:\\.[^"\\]*)*")\s*:', re.DOTALL)
+
+
+def split_json_container(data: bytes) -> list[bytes] | None:
+    """The direct children of the JSON array or object ``data``, as raw byte slices,
+    found without decoding anything and without recursion (so at any nesting depth).
+
+    For an array each slice is one element; for an object one ``"key": value`` member
+    (see :func:`split_json_member`). Slices keep their surrounding blanks. Only the
+    structure is followed — strings skipped whole, brackets counted, commas at the first
+    level split — so a child may still be invalid JSON: decode each one on its own.
+
+    Returns ``None`` when ``data`` is not one array or object (it starts with something
+    else, a string or a bracket is left open, or text follows the closing bracket).
+    """
+    start = len(data) - len(data.lstrip())
+    if start >= len(data) or data[start] not in b"[{":
+        return None
+    children: list[bytes] = []
+    depth = 0
+    child_start = start + 1
+    for token in _JSON_SCAN_TOKEN.finditer(data, start):
+        mark = token.group()
+        if mark[:1] == b'"':
+            continue
+        if mark in (b"[", b"{"):
+            depth += 1
+        elif mark in (b"]", b"}"):
+            depth -= 1
+            if depth == 0:
+                last = data[child_start : token.start()]
+                if last.strip() or children:
+                    children.append(last)
+                return children if not data[token.end() :].strip() else None
+        elif depth == 1:  # a comma between two children
+            children.append(data[child_start : token.start()])
+            child_start = token.end()
+    return None
+
+
+def split_json_member(member: bytes) -> tuple[str, bytes] | None:
+    """The key (decoded) and the raw value of one ``"key": value`` object member, as
+    :func:`split_json_container` gives them; ``None`` when it has no string key."""
+    found = _JSON_MEMBER_KEY.match(member)
+    if found is None:
+        return None
+    try:
+        key = json.loads(found.group(1))
+    except ValueError:
+        return None
+    return (key, member[found.end() :]) if isinstance(key, str) else None
 
 
 class LineParser(Protocol):

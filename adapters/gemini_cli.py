@@ -80,13 +80,17 @@ Skipped and counted (``Session.skipped_lines``)
     or not an object, a half-written last line, records of no known
     shape (no ``id``/``$set``/``$rewindTo``/``sessionId``), message records of an unknown
     ``type``, and elements of a ``messages`` list that are not message records. Blank lines
-    are ignored. A legacy ``.json`` that does not parse as a whole (after two quick retries:
-    the CLI rewrites it in place, formats.md §B.8), or that is nested too deeply (at once),
-    raises :class:`~driftguard.errors.SessionFormatError` naming the file.
+    are ignored. In a legacy ``.json``, a message nested deeper than ``MAX_JSON_DEPTH``
+    is skipped and counted like such a line (the file is then read member by member,
+    :func:`legacy_document_by_member`; issue #9 item 7). A legacy ``.json`` that does not
+    parse as a whole (after two quick retries: the CLI rewrites it in place, formats.md
+    §B.8), or whose object or ``messages`` list itself cannot be delimited, raises
+    :class:`~driftguard.errors.SessionFormatError` naming the file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Iterable, Mapping
@@ -103,11 +107,20 @@ from driftguard.adapters._common import (
     make_tool_call,
     parse_timestamp,
     read_token_count,
+    split_json_container,
+    split_json_member,
 )
 from driftguard.errors import SessionFormatError
 from driftguard.model import ParsedMessage, Session, ToolCall
 
-__all__ = ["GEMINI_CONTEXT_WINDOW", "GeminiCliParser", "parse"]
+__all__ = [
+    "GEMINI_CONTEXT_WINDOW",
+    "GeminiCliParser",
+    "decode_legacy",
+    "is_legacy_session",
+    "legacy_document_by_member",
+    "parse",
+]
 
 GEMINI_CONTEXT_WINDOW: Final = 1_048_576
 """Context window of every Gemini model, in tokens (design §5.3; formats.md §B.7)."""
@@ -535,13 +548,82 @@ def _user_entry(record: dict[str, Any]) -> _Entry:
 # ---------------------------------------------------------------------- entry points
 
 
+def legacy_document_by_member(data: bytes) -> dict[str, Any] | None:
+    """A legacy single-object session decoded member by member, and its ``messages`` list
+    element by element, for a file that does not decode whole because some value in it is
+    nested deeper than :data:`~driftguard.adapters._common.MAX_JSON_DEPTH` (issue #9
+    item 7: one bad message must not make the whole session unreadable, as one bad line of
+    a ``.jsonl`` does not).
+
+    A message that does not decode becomes ``None`` (not a message record: the replay
+    skips it and counts it in ``skipped_lines``); another member that does not decode is
+    left out (metadata such as ``memoryScratchpad``). Returns ``None`` when ``data`` is
+    not one JSON object, or its ``messages`` is not an array: the file is then no readable
+    session at all.
+    """
+    members = split_json_container(data)
+    if members is None or data.lstrip()[:1] != b"{":
+        return None
+    document: dict[str, Any] = {}
+    for member in members:
+        split = split_json_member(member)
+        if split is None:
+            return None
+        key, raw = split
+        if key == "messages":
+            items = split_json_container(raw)
+            if items is None or raw.lstrip()[:1] != b"[":
+                return None
+            document[key] = [_decoded_or_none(item) for item in items]
+        else:
+            with contextlib.suppress(ValueError):
+                document[key] = decode_json(raw)
+    return document
+
+
+def decode_legacy(data: bytes) -> object:
+    """A legacy ``.json`` decoded whole, or member by member when some value in it is
+    nested too deeply (:func:`legacy_document_by_member`).
+
+    Raises:
+        JsonTooDeepError: nested too deeply, and not one object with a ``messages`` array
+            that can be read member by member.
+        ValueError: not JSON (perhaps caught mid-rewrite), not UTF-8.
+    """
+    try:
+        return decode_json(data)
+    except JsonTooDeepError:
+        document = legacy_document_by_member(data)
+        if document is None:
+            raise
+        return document
+
+
+def is_legacy_session(document: object) -> bool:
+    """Whether a decoded ``.json`` has the shape of a legacy Gemini CLI session: an object
+    with a string ``sessionId`` and a ``messages`` array (formats.md §B.3). Other JSON —
+    ``~/.claude.json``, a ``settings.json``, a ``package.json`` — is not a session file."""
+    return (
+        isinstance(document, dict)
+        and isinstance(document.get("sessionId"), str)
+        and isinstance(document.get("messages"), list)
+    )
+
+
+def _decoded_or_none(raw: bytes) -> object:
+    try:
+        return decode_json(raw)
+    except ValueError:  # too deep, or not JSON at all
+        return None
+
+
 def _load_legacy(path: Path) -> dict[str, Any]:
     """Read a legacy single-object session, retrying briefly while it may be mid-rewrite.
 
     Raises:
-        SessionFormatError: unreadable, not JSON after the retries, nested deeper than
-            :data:`~driftguard.adapters._common.MAX_JSON_DEPTH` (at once: a rewrite in
-            progress never looks like that), or not a session object.
+        SessionFormatError: unreadable, not JSON after the retries, its object or its
+            ``messages`` list cannot be delimited (at once: a rewrite in progress never
+            looks like that; :func:`decode_legacy`), or not a session object.
     """
     failure: ValueError | None = None
     for attempt in range(LEGACY_READ_ATTEMPTS):
@@ -553,7 +635,7 @@ def _load_legacy(path: Path) -> dict[str, Any]:
         except OSError as exc:
             raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
         try:
-            document = decode_json(data)
+            document = decode_legacy(data)
         except JsonTooDeepError as exc:
             # Not a file caught mid-rewrite: reading it again cannot help.
             raise SessionFormatError(f"{path} is not a readable Gemini CLI session: {exc}") from exc

@@ -16,14 +16,19 @@ process (``python -m driftguard serve``, what ``driftguard serve`` runs):
   the new lines); the median and the slowest of ``--repeats`` appends;
 - **peak RSS**: the server process's ``VmHWM`` from ``/proc`` (Linux), after those calls.
 
-The session is passed explicitly (``session=<path>``), so discovery is not timed. Times are
-wall clock (``time.perf_counter``) as the client sees them, JSON-RPC round trip included.
+The session is passed explicitly (``session=<path>``), so discovery is not timed; it lies in
+Claude Code's session folder of each scenario's temporary home
+(``<home>/.claude/projects/-bench/``), since over MCP a session path must lie in a session
+folder (issue #9 item 2). With ``--keep DIR`` it is written to ``DIR`` instead, which the
+temporary home's ``~/.driftclirc`` then lists in ``sessionFolders``. Times are wall clock
+(``time.perf_counter``) as the client sees them, JSON-RPC round trip included.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import sys
@@ -125,6 +130,20 @@ async def _scenario(writer: SessionWriter, home: Path, goal: str | None, repeats
     )
 
 
+def _session_folder(home: Path, keep: Path | None) -> Path:
+    """Where the scenario's session goes: Claude Code's session folder of ``home``, or
+    ``keep``, which ``home``'s ``~/.driftclirc`` then lists in ``sessionFolders`` (over MCP
+    the server reads session files only in such folders)."""
+    if keep is None:
+        folder = home / ".claude" / "projects" / "-bench"
+    else:
+        folder = keep.resolve()
+        config = {"sessionFolders": [str(folder)]}
+        (home / ".driftclirc").write_text(json.dumps(config), encoding="utf-8")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--megabytes", type=float, default=TARGET_BYTES / 1e6)
@@ -132,15 +151,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--keep", type=Path, help="write the session here and keep it")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
-        folder = args.keep or Path(scratch)
-        folder.mkdir(parents=True, exist_ok=True)
         rows = []
         for label, goal in (("no goal", None), ("with goal", GOAL)):
+            home = Path(tempfile.mkdtemp(dir=scratch))
+            folder = _session_folder(home, args.keep)
             writer = generate(
                 folder / f"bench-{label.replace(' ', '-')}.jsonl",
                 target_bytes=int(args.megabytes * 1e6),
             )
-            home = Path(tempfile.mkdtemp(dir=scratch))
             figures = asyncio.run(_scenario(writer, home, goal, args.repeats))
             rows.append((label, writer.bytes / 1e6, figures))
         print(

@@ -266,7 +266,15 @@ def _session_for(args: argparse.Namespace) -> Iterator[tuple[Session, ResolvedBy
         return
     project = args.project if args.project is not None else Path.cwd()
     resolved = resolve_session(None, project=Path(project), only=args.cli)
+    _warn(resolved.warnings)
     yield parse_session(resolved.path, resolved.cli), resolved.resolved_by
+
+
+def _warn(lines: Sequence[str]) -> None:
+    """One ``driftguard: warning: …`` line on stderr per line (issue #9 item 4: state that
+    could not be read or written costs a warning, never the result)."""
+    for line in lines:
+        print(f"driftguard: warning: {line}", file=sys.stderr)
 
 
 def _config_project(args: argparse.Namespace, session: Session) -> Path:
@@ -294,23 +302,23 @@ def _context_window(text: str) -> int:
 
 def _score(args: argparse.Namespace) -> int:
     from driftguard import engine
-    from driftguard.history import HistoryStore
+    from driftguard.history import GuardedHistoryStore
     from driftguard.scoring import render_text, to_json_dict
     from driftguard.scoring.report import render_session_line
 
+    store = GuardedHistoryStore()
     with _session_for(args) as (session, resolved_by):
         outcome = engine.drift(
             session,
             project=_config_project(args, session),
-            store=HistoryStore(),
+            store=store,
             goal=args.goal,
             preset=args.preset,
             resolved_by=resolved_by,
             context_window=args.context_window,
             record=not args.demo,
         )
-    for warning in outcome.config.warnings:
-        print(f"driftguard: warning: {warning}", file=sys.stderr)
+    _warn([*outcome.config.warnings, *store.notes])
     report = outcome.report
     if args.json:
         print(json.dumps(to_json_dict(report), indent=2, ensure_ascii=False))
@@ -322,11 +330,13 @@ def _score(args: argparse.Namespace) -> int:
 
 def _trend(args: argparse.Namespace) -> int:
     from driftguard import engine
-    from driftguard.history import HistoryStore
+    from driftguard.history import GuardedHistoryStore
     from driftguard.trend import render_trend_text
 
+    store = GuardedHistoryStore()
     with _session_for(args) as (session, _):
-        trend = engine.trend(session, project=_config_project(args, session), store=HistoryStore())
+        trend = engine.trend(session, project=_config_project(args, session), store=store)
+    _warn(store.notes)
     if args.json:
         print(json.dumps(asdict(trend), indent=2, ensure_ascii=False))
     else:
@@ -334,28 +344,46 @@ def _trend(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _write_projects(args: argparse.Namespace) -> list[Path]:
+    """The projects ``handoff --write`` may save in: ``--project``, else the ones the
+    command was started for (:func:`driftguard.resolve.start_projects`); never a folder
+    the session file names (issue #9 item 1)."""
+    from driftguard.resolve import start_projects
+
+    return [Path(args.project)] if args.project is not None else start_projects()
+
+
 def _handoff(args: argparse.Namespace) -> int:
     from driftguard import engine
-    from driftguard.handoff_files import handoff_files, save_handoff
-    from driftguard.history import HistoryStore
+    from driftguard.handoff_files import handoff_files, handoff_target, save_handoff
+    from driftguard.history import GuardedHistoryStore
     from driftguard.scoring import to_json_dict
 
+    store = GuardedHistoryStore()
     with _session_for(args) as (session, resolved_by):
         project = _config_project(args, session)
-        target = handoff_files(project).handoff if args.write else None
+        target = None
+        if args.write:
+            chosen = handoff_target(
+                session, _write_projects(args), found_for_project=args.path is None
+            )
+            target = chosen.project
+            if chosen.reason:
+                _warn([chosen.reason])
         handoff, report = engine.handoff(
             session,
             project=project,
-            store=HistoryStore(),
+            store=store,
             resolved_by=resolved_by,
-            saved_to=str(target) if target is not None else None,
+            saved_to=str(handoff_files(target).handoff) if target is not None else None,
         )
+    _warn(store.notes)
     saved = None
-    if args.write:
+    if target is not None:
         try:
-            saved = save_handoff(project, handoff, report)
+            saved = save_handoff(target, handoff, report)
         except OSError as exc:
-            raise DriftguardError(f"cannot write the handoff in {project}: {exc}") from exc
+            raise DriftguardError(f"cannot write the handoff in {target}: {exc}") from exc
     if args.json:
         result: dict[str, Any] = {**asdict(handoff), "report": to_json_dict(report)}
         if saved is not None:
@@ -369,7 +397,7 @@ def _handoff(args: argparse.Namespace) -> int:
     if saved is not None:
         print(f"Saved the handoff draft to {saved.handoff} (checkpoint: {saved.checkpoint}).")
         print(
-            f"The next Claude Code session started in {project} begins with it (hooks from "
+            f"The next Claude Code session started in {target} begins with it (hooks from "
             "`driftguard setup --hooks`). Complete the draft first, or give the model these "
             "instructions:"
         )

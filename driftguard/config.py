@@ -12,7 +12,8 @@ skipped. A config file that does not exist is skipped too. Every key is optional
       "weights": {"goal_distance": 0.5},           // per-factor overrides, finite numbers ≥ 0
       "warnThreshold": 70,                         // integer 0–100 (default 60)
       "contextWindow": 128000,                     // the model's window, tokens (1–100,000,000)
-      "history": {"enabled": true, "retentionDays": 30}
+      "history": {"enabled": true, "retentionDays": 30},
+      "sessionFolders": ["~/transcripts"]          // more folders MCP may read sessions from
     }
 
 ``history`` may also be written with the flat dotted keys of design §5.4,
@@ -31,6 +32,10 @@ How the result is put together:
   nominal window of a model driftguard cannot know (a proxy, a custom model); it beats the
   window the host reported and the one read from the file, and the usable window is derived
   from it by the host's rule (:mod:`driftguard.compaction`).
+- ``sessionFolders``: the global file's folders, then the project's (both count). Over MCP,
+  a ``session`` argument naming a file must lie under the hosts' own session folders or
+  under one of these (issue #9 item 2; :mod:`driftguard.resolve`). ``~`` is expanded; a
+  relative folder is taken relative to the folder of the file that names it.
 
 Every value in every file found is checked, even one a higher level overrides. Errors are
 :class:`~driftguard.errors.ConfigError` with the message ``<file>: <key>: <problem>``:
@@ -47,7 +52,9 @@ Every value in every file found is checked, even one a higher level overrides. E
 - ``warnThreshold`` that is not an integer 0–100 (``60.0`` is refused: integers only);
 - ``contextWindow`` that is not an integer from 1 to 100,000,000;
 - ``history`` that is not an object, ``history.enabled`` that is not ``true``/``false``,
-  ``history.retentionDays`` that is not a positive integer.
+  ``history.retentionDays`` that is not a positive integer;
+- ``sessionFolders`` that is not an array of non-empty strings (``sessionFolders[<i>]``
+  names the bad entry).
 
 Unknown keys (top level or inside ``history``) are not errors: each adds a line to
 :attr:`Config.warnings` (``<file>: unknown key 'foo' ignored``, with a suggestion when the key
@@ -109,6 +116,7 @@ _TOP_KEYS = (
     "history",
     "history.enabled",
     "history.retentionDays",
+    "sessionFolders",
 )
 _HISTORY_KEYS = ("enabled", "retentionDays")
 
@@ -132,6 +140,8 @@ class Config:
         history_retention_days: history files older than this many days are pruned (§7).
         sources: the config files read, global first (paths as strings); empty when none exist.
         warnings: one line per ignored unknown key, ``<file>: unknown key 'foo' ignored``.
+        session_folders: the ``sessionFolders`` of the global file, then the project's, as
+            absolute paths (``~`` expanded; symlinks not resolved).
     """
 
     preset: str
@@ -144,6 +154,7 @@ class Config:
     history_retention_days: int = DEFAULT_RETENTION_DAYS
     sources: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    session_folders: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +169,7 @@ class _FileSettings:
     history_enabled: bool | None
     retention_days: int | None
     warnings: tuple[str, ...]
+    session_folders: tuple[Path, ...] = ()
 
 
 class _DuplicateKeyError(Exception):
@@ -245,6 +257,7 @@ def load_config(
         history_retention_days=_latest([f.retention_days for f in files], DEFAULT_RETENTION_DAYS),
         sources=tuple(f.source for f in files),
         warnings=tuple(line for f in files for line in f.warnings),
+        session_folders=tuple(folder for f in files for folder in f.session_folders),
     )
 
 
@@ -391,7 +404,35 @@ def _settings_from(source: str, raw: dict[str, Any]) -> _FileSettings:
         history_enabled=enabled,
         retention_days=retention_days,
         warnings=tuple(warnings),
+        session_folders=_session_folders(source, raw),
     )
+
+
+def _session_folders(source: str, raw: dict[str, Any]) -> tuple[Path, ...]:
+    """The ``sessionFolders`` of one file as absolute paths: ``~`` expanded, a relative
+    folder taken relative to the folder of ``source`` (the config file).
+
+    Raises:
+        ConfigError: not an array, or an entry that is not a non-empty string.
+    """
+    if "sessionFolders" not in raw:
+        return ()
+    value = raw["sessionFolders"]
+    if not isinstance(value, list):
+        raise ConfigError(
+            f"{source}: sessionFolders: must be an array of folder paths, got {describe(value)}"
+        )
+    base = Path(source).parent
+    folders: list[Path] = []
+    for index, entry in enumerate(value):
+        if not isinstance(entry, str) or not entry.strip():
+            raise ConfigError(
+                f"{source}: sessionFolders[{index}]: must be a folder path (a non-empty "
+                f"string), got {describe(entry)}"
+            )
+        folder = Path(entry.strip()).expanduser()
+        folders.append(folder if folder.is_absolute() else base / folder)
+    return tuple(folders)
 
 
 def _history_values(source: str, raw: dict[str, Any], warnings: list[str]) -> dict[str, Any]:

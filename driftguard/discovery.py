@@ -88,6 +88,7 @@ from driftguard.errors import SessionFormatError, SessionNotFoundError, UnknownN
 from driftguard.model import CLI_NAMES, CliName
 
 __all__ = [
+    "SESSION_FOLDER_SOURCES",
     "claude_project_dir_name",
     "claude_roots",
     "codex_root",
@@ -95,7 +96,10 @@ __all__ = [
     "find_sessions",
     "gemini_project_hash",
     "gemini_root",
+    "in_project_session_folder",
     "newest_session",
+    "project_contains",
+    "session_folders",
     "session_search_places",
 ]
 
@@ -235,6 +239,41 @@ def codex_root() -> Path:
     """Codex CLI's folder: ``$CODEX_HOME`` when set, else ``~/.codex`` (formats.md §C.1)."""
     override = _env("CODEX_HOME")
     return Path(override).expanduser() if override else Path.home() / ".codex"
+
+
+def _claude_session_folders() -> list[Path]:
+    return [root / "projects" for root in claude_roots()]
+
+
+def _gemini_session_folders() -> list[Path]:
+    return [gemini_root() / "tmp"]
+
+
+def _codex_session_folders() -> list[Path]:
+    root = codex_root()
+    return [root / "sessions", root / "archived_sessions"]
+
+
+SESSION_FOLDER_SOURCES: dict[str, Callable[[], list[Path]]] = {
+    "claude_code": _claude_session_folders,
+    "gemini_cli": _gemini_session_folders,
+    "codex_cli": _codex_session_folders,
+}
+"""Each session source's folders that hold its session files and nothing else of the
+user's, by source name, read from the environment at call time: Claude Code
+``<root>/projects`` for every root of :func:`claude_roots`; Gemini CLI
+``<gemini root>/tmp``; Codex CLI ``<codex root>/sessions`` and ``archived_sessions``
+(formats.md §A.1, §B.1, §C.1, with each CLI's home override). A later source (Cursor, say)
+adds its own entry here, and every caller of :func:`session_folders` then allows it."""
+
+
+def session_folders() -> list[Path]:
+    """The folders of every session source (:data:`SESSION_FOLDER_SOURCES`), in order,
+    without duplicates. Over MCP a ``session`` argument may name files under these only
+    (or under the config's ``sessionFolders``; issue #9 item 2). Creates nothing."""
+    return _unique_paths(
+        folder for source in SESSION_FOLDER_SOURCES.values() for folder in source()
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -700,6 +739,23 @@ def _check_cli(cli: str) -> CliName:
         if cli == name:
             return name
     raise UnknownNameError(f"unknown CLI {cli!r}; choose one of: {', '.join(CLI_NAMES)}")
+
+
+def project_contains(project: Path, path: str) -> bool:
+    """Whether ``path`` (a working directory a session file recorded) is ``project`` or a
+    folder inside it, comparing both forms of each (module docstring)."""
+    return _Project.of(project).contains(path)
+
+
+def in_project_session_folder(project: Path, session_file: Path) -> bool:
+    """Whether ``session_file`` lies directly in one of ``project``'s own session folders:
+    its Claude Code folders, or the ``chats`` folder of one of its Gemini CLI project
+    folders (Codex CLI keeps no per-project folder). Symlinks are resolved on both sides.
+    Tells whose a session file is when it records no working directory."""
+    target = _Project.of(project)
+    folders = [*_claude_folders(target), *(f / "chats" for f in _gemini_project_folders(target))]
+    parent = os.path.realpath(session_file.parent)
+    return any(os.path.realpath(folder) == parent for folder in folders)
 
 
 def find_session(project: Path, cli: CliName) -> Path | None:

@@ -18,9 +18,10 @@ from driftguard.history import HistoryStore, history_key_for, snapshot_from_repo
 from driftguard.livecache import read_host_window
 from driftguard.model import Session
 from driftguard.scoring import DriftReport, ResolvedBy, WindowSource, score_session
+from driftguard.secrets import gate
 from driftguard.trend import Trend, compute_trend
 
-__all__ = ["DriftOutcome", "drift", "handoff", "history_key", "trend"]
+__all__ = ["DriftOutcome", "drift", "gated_goal", "handoff", "history_key", "trend"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,17 @@ class DriftOutcome:
     report: DriftReport
     config: Config
     goal: str | None
+
+
+def gated_goal(goal: str | None) -> str | None:
+    """``goal`` after the secret gate, stripped; ``None`` when there is none or the gate
+    withholds it whole (issue #9 item 3: a goal is echoed in ``get_drift``'s reply and
+    stored in ``~/.driftcli/sessions/``, so only its gated text may be either). A goal
+    with a secret redacted still scores, against its ``[REDACTED:…]`` text."""
+    if goal is None:
+        return None
+    text = gate(goal).text
+    return text.strip() if text is not None and text.strip() else None
 
 
 def history_key(session: Session) -> str:
@@ -51,6 +63,8 @@ def drift(
     """Score ``session`` with the project's config, remembering its goal and its history.
 
     A goal given now is stored for the session; without one, the stored goal is used.
+    Either passes the secret gate first (:func:`gated_goal`), so the goal returned, stored
+    and scored never holds a secret the gate finds.
     A snapshot is appended to the session's history when ``record`` and the config's
     ``history.enabled`` allow it.
 
@@ -76,11 +90,11 @@ def drift(
     )
     key = history_key(session)
     if goal is not None and goal.strip():
-        goal = goal.strip()
-        if record:
+        goal = gated_goal(goal)
+        if record and goal is not None:
             store.save_goal(key, goal)
     else:
-        goal = store.load_goal(key)
+        goal = gated_goal(store.load_goal(key))
     if goal is None and not any(
         weight > 0 for name, weight in config.weights.items() if name != "goal_distance"
     ):

@@ -9,7 +9,10 @@ chooses its exit code or tool error::
     ├── SessionFormatError       a file that is not a session of any supported CLI
     │   └── UnknownFormatError   nothing in the file tells which CLI wrote it
     ├── ConfigError              a config or preset that cannot be used (names file and key)
-    └── UnknownNameError         an unknown CLI, preset or factor name (lists the valid ones)
+    ├── UnknownNameError         an unknown CLI, preset or factor name (lists the valid ones)
+    └── RefusedPathError         a path driftguard will not read or write there (states the
+                                 rule: a session outside the session folders over MCP, a
+                                 symlink in the project's .driftguard folder)
 
 Malformed *lines* inside a session file are never errors: adapters skip and count them
 (``Session.skipped_lines``).
@@ -20,6 +23,7 @@ from __future__ import annotations
 __all__ = [
     "ConfigError",
     "DriftguardError",
+    "RefusedPathError",
     "SessionFormatError",
     "SessionNotFoundError",
     "UnknownFormatError",
@@ -53,3 +57,9 @@ class ConfigError(DriftguardError):
 
 class UnknownNameError(DriftguardError):
     """An unknown CLI, preset or factor name; the message lists the valid names."""
+
+
+class RefusedPathError(DriftguardError):
+    """A path driftguard refuses to read or write (issue #9 items 1 and 2): over MCP, a
+    session file outside the session folders; a handoff file reached through a symlink
+    below the project folder. The message states the rule, never the file's content."""

@@ -29,6 +29,16 @@ is resumed or compacted (same session id); the marker then waits for the next se
 
 Before it reaches the new session's context, ``handoff.md`` passes the secret gate again
 (the model may have added text to the draft), and is cut to :data:`CONTEXT_CHARS`.
+
+**Where the files go** (issue #9 item 1): only into a project the command, the server or
+the hook was started for — its working directory, ``$CLAUDE_PROJECT_DIR``, ``--project``,
+the MCP client's roots — never into a folder a session file names. :func:`handoff_target`
+picks among those projects the one the session belongs to, by the working directory the
+session recorded; a session of another folder is not saved anywhere (the caller returns its
+handoff as text and says so). Nothing is read or written through a symlink from the
+project folder down: a ``.driftguard`` that is a symlink, or a handoff file in it that is
+one, raises :class:`~driftguard.errors.RefusedPathError` before anything is touched (a
+checked-out repository could carry ``.driftguard -> ~/.ssh``).
 """
 
 from __future__ import annotations
@@ -43,9 +53,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from driftguard._fileio import read_json_object, write_atomic, write_json_atomic
+from driftguard.errors import RefusedPathError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from driftguard.handoff import Handoff
+    from driftguard.model import Session
     from driftguard.scoring.composite import DriftReport
 
 __all__ = [
@@ -53,10 +67,13 @@ __all__ = [
     "CONTEXT_CHARS",
     "HANDOFF_DIR",
     "HandoffFiles",
+    "HandoffTarget",
     "SavedHandoff",
     "TakenHandoff",
+    "check_no_symlinks",
     "handoff_context",
     "handoff_files",
+    "handoff_target",
     "save_handoff",
     "take_handoff",
 ]
@@ -102,6 +119,86 @@ def handoff_files(project: Path) -> HandoffFiles:
     )
 
 
+def check_no_symlinks(files: HandoffFiles) -> None:
+    """Refuse a ``.driftguard`` folder, or a handoff file in it, that is a symlink.
+
+    Raises:
+        RefusedPathError: one of them is a symlink (the message names it and says what
+            to do); nothing has been read or written.
+    """
+    for path in (
+        files.folder,
+        files.gitignore,
+        files.handoff,
+        files.checkpoint,
+        files.pending,
+        files.consumed,
+        files.previous,
+    ):
+        if path.is_symlink():
+            raise RefusedPathError(
+                f"{path} is a symlink: driftguard reads and writes handoff files only in a "
+                f"real {HANDOFF_DIR} folder of the project, never through a link; remove "
+                "the link (a new save creates the folder)"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffTarget:
+    """Where a session's handoff may be saved: ``project``, or nowhere (``None``) with the
+    ``reason`` shown to the user."""
+
+    project: Path | None
+    reason: str | None = None
+
+
+def handoff_target(
+    session: Session, projects: Sequence[Path], *, found_for_project: bool
+) -> HandoffTarget:
+    """The project among ``projects`` that ``session``'s handoff may be saved in.
+
+    Args:
+        session: the parsed session (its recorded ``cwd`` and its file's place decide).
+        projects: the projects the command, server or hook was started for, most likely
+            first (the working directory, ``$CLAUDE_PROJECT_DIR``, ``--project``, the MCP
+            client's roots); never a folder taken from a session file.
+        found_for_project: the session was found for ``projects[0]`` (a hook's pointer,
+            ``CLAUDE_CODE_SESSION_ID``, the newest of the project), not named by the caller.
+
+    The rule (issue #9 item 1): a session that recorded a working directory belongs to the
+    deepest project that is that folder or contains it; one that recorded none belongs to
+    ``projects[0]`` when it was found for it, else to the project whose own session folder
+    holds the file (:func:`driftguard.discovery.in_project_session_folder`). Otherwise it
+    is saved nowhere, and ``reason`` says why.
+    """
+    from driftguard import discovery
+
+    if not projects:
+        return HandoffTarget(None, "no project to save it in")
+    if session.cwd:
+        containing = [p for p in projects if discovery.project_contains(p, session.cwd)]
+        if containing:
+            return HandoffTarget(max(containing, key=lambda p: len(p.absolute().parts)))
+        return HandoffTarget(
+            None,
+            "the handoff was not saved: this session was recorded in another folder than "
+            f"the project driftguard was started for ({projects[0]}), and a handoff is "
+            "saved only in that project; the handoff is returned as text",
+        )
+    if found_for_project:
+        return HandoffTarget(projects[0])
+    session_file = Path(session.path)
+    for project in projects:
+        if discovery.in_project_session_folder(project, session_file):
+            return HandoffTarget(project)
+    return HandoffTarget(
+        None,
+        "the handoff was not saved: this session file records no working directory and "
+        f"is not one of the project's own ({projects[0]}), and a handoff is saved only in "
+        "that project; the handoff is returned as text",
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class SavedHandoff:
     """What :func:`save_handoff` wrote."""
@@ -126,7 +223,7 @@ def _iso(ts: float) -> str:
 
 
 def _ensure_folder(files: HandoffFiles) -> None:
-    files.folder.mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
+    files.folder.mkdir(mode=_DIR_MODE, exist_ok=True)
     if not files.gitignore.exists():
         write_atomic(
             files.gitignore,
@@ -142,14 +239,18 @@ def save_handoff(
 
     Writes ``handoff.md`` (``handoff.draft``; a previous ``handoff.md`` is kept as
     ``handoff.prev.md``), ``handoff.json`` and ``handoff.pending``, creating
-    ``.driftguard/`` and its ``.gitignore`` first.
+    ``.driftguard/`` and its ``.gitignore`` first. ``project`` must exist, and be one the
+    caller was started for (:func:`handoff_target`).
 
     Raises:
+        RefusedPathError: ``.driftguard`` or a handoff file in it is a symlink
+            (:func:`check_no_symlinks`); nothing was written.
         OSError: the project folder cannot be written.
     """
     from driftguard.scoring.report import display_round  # numpy: only when saving
 
     files = handoff_files(project)
+    check_no_symlinks(files)
     _ensure_folder(files)
     with contextlib.suppress(FileNotFoundError):
         write_atomic(files.previous, files.handoff.read_bytes(), mode=_FILE_MODE)
@@ -187,11 +288,14 @@ def take_handoff(project: Path, session_id: str | None) -> TakenHandoff | None:
     withholds it whole; else deletes the pending marker (the claim), records the
     consumer in ``handoff.consumed`` (best effort: the handoff is returned even when that
     record cannot be written) and returns the gated text. Never raises for a missing or
-    corrupt file; ``OSError`` when the marker cannot be deleted (nothing is claimed then).
+    corrupt file; ``OSError`` when the marker cannot be deleted (nothing is claimed then);
+    :class:`~driftguard.errors.RefusedPathError` when ``.driftguard`` or a handoff file in
+    it is a symlink (nothing is read).
     """
     from driftguard.secrets import gate
 
     files = handoff_files(project)
+    check_no_symlinks(files)
     marker = read_json_object(files.pending)
     if marker is None:
         return None

@@ -52,6 +52,13 @@ short). Nothing here raises for a bad file; only ``OSError`` from the file syste
 **Pruning** (:meth:`HistoryStore.prune`, ``history.retentionDays``, default 30) deletes
 history files whose last modification is older than the retention, and goal files that
 are older than the retention and whose history file is gone.
+
+**Failure isolation** (issue #9 item 4): :class:`GuardedHistoryStore` is the store the
+shells hand the engine. Where :class:`HistoryStore` raises ``OSError`` (a ``history``
+that is a file, a folder the user cannot write, a file it cannot read), it records one
+line in :attr:`GuardedHistoryStore.notes` and goes on as if there were nothing to read or
+nothing was written — the score is still given; the shell prints the notes on stderr or
+returns them as ``notes`` over MCP.
 """
 
 from __future__ import annotations
@@ -85,6 +92,7 @@ __all__ = [
     "HISTORY_SUFFIX",
     "MAX_KEY_LENGTH",
     "SNAPSHOT_VERSION",
+    "GuardedHistoryStore",
     "HistoryStore",
     "Snapshot",
     "goal_sha256",
@@ -553,25 +561,87 @@ class HistoryStore:
             raise
 
     def load_goal(self, key: str) -> str | None:
-        """The stored goal of the session, or ``None`` when there is none or the file is
-        unreadable (not JSON, not an object, ``goal`` not a string).
+        """The stored goal of the session, or ``None`` when there is none or the file holds
+        no goal (not JSON, not an object, ``goal`` not a string).
 
         The file's ``goal_sha256`` is informational and not checked: a goal edited by hand
         is still the goal.
 
         Raises:
             ValueError: invalid key.
+            OSError: the file (or its folder) exists but cannot be read.
         """
         path = self.goal_path(key)
         try:
             with open(path, "rb") as handle:
                 record: object = json.load(handle)
-        except (OSError, ValueError, RecursionError):
+        except FileNotFoundError:
+            return None
+        except (ValueError, RecursionError):
             return None
         if not isinstance(record, dict):
             return None
         goal = cast("dict[str, object]", record).get("goal")
         return goal if isinstance(goal, str) else None
+
+
+class GuardedHistoryStore(HistoryStore):
+    """A :class:`HistoryStore` whose file-system failures cost a note, not the score
+    (issue #9 item 4).
+
+    Each method that :class:`HistoryStore` lets ``OSError`` out of instead appends one
+    line to :attr:`notes` (what was not done, the path, the system's reason) and returns
+    what it would for nothing stored: :meth:`read` ``[]``, :meth:`load_goal` ``None``,
+    :meth:`prune` ``0``; :meth:`append` and :meth:`save_goal` write nothing. ``ValueError``
+    (an invalid key: a programming error) still propagates. Make one per command or tool
+    call, so its notes belong to that call.
+    """
+
+    def __init__(self, root: Path | None = None, *, sessions_root: Path | None = None) -> None:
+        super().__init__(root, sessions_root=sessions_root)
+        self.notes: list[str] = []
+        """One line per failure, in the order they happened."""
+
+    def _note(self, what: str, path: Path, exc: OSError) -> None:
+        self.notes.append(f"{what}: {path}: {exc.strerror or exc}")
+
+    def append(self, key: str, snapshot: Snapshot) -> None:
+        """:meth:`HistoryStore.append`, or a note when the history cannot be written."""
+        try:
+            super().append(key, snapshot)
+        except OSError as exc:
+            self._note("score not recorded in the history", self.history_path(key), exc)
+
+    def read(self, key: str) -> list[Snapshot]:
+        """:meth:`HistoryStore.read`, or ``[]`` and a note when the history cannot be read."""
+        try:
+            return super().read(key)
+        except OSError as exc:
+            self._note("history not read", self.history_path(key), exc)
+            return []
+
+    def save_goal(self, key: str, goal: str) -> None:
+        """:meth:`HistoryStore.save_goal`, or a note when the goal cannot be stored."""
+        try:
+            super().save_goal(key, goal)
+        except OSError as exc:
+            self._note("goal not stored for later calls", self.goal_path(key), exc)
+
+    def load_goal(self, key: str) -> str | None:
+        """:meth:`HistoryStore.load_goal`, or ``None`` and a note when it cannot be read."""
+        try:
+            return super().load_goal(key)
+        except OSError as exc:
+            self._note("stored goal not read", self.goal_path(key), exc)
+            return None
+
+    def prune(self, retention_days: int, now: float | None = None) -> int:
+        """:meth:`HistoryStore.prune`, or ``0`` and a note when a folder cannot be pruned."""
+        try:
+            return super().prune(retention_days, now)
+        except OSError as exc:
+            self._note("old history not pruned", self.root, exc)
+            return 0
 
 
 def _read_snapshots(lines: Iterable[bytes]) -> list[Snapshot]:

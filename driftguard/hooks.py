@@ -17,11 +17,14 @@ The project is ``$CLAUDE_PROJECT_DIR`` (Claude Code sets it for hooks), else the
   (:mod:`driftguard.handoff_files`), claims it and adds it to the new session's context.
 - ``stop`` (``Stop``, after every turn): re-scores the transcript and atomically refreshes
   the status-line cache (:mod:`driftguard.livecache`), appending a snapshot to the
-  session's history like ``get_drift`` does. The transcript "is written asynchronously
-  and may lag" (hooks docs): when ``last_assistant_message`` is not in the file yet, the
-  file is read again (only its new lines, :class:`~driftguard.incremental.SessionCache`)
-  every 50 ms for up to :data:`SETTLE_SECONDS`. No parse state is persisted between
-  hook processes: a whole-process stop hook on a 45 MB session takes about half a second
+  session's history like ``get_drift`` does. A history, goal or cache file that cannot be
+  read or written costs a warning line on stderr, not the rest of the hook (issue #9 item
+  4); so does a pointer the ``session-start`` hook cannot write. The transcript "is
+  written asynchronously and may lag" (hooks docs): when ``last_assistant_message`` is not
+  in the file yet, the file is read again (only its new lines,
+  :class:`~driftguard.incremental.SessionCache`) every 50 ms for up to
+  :data:`SETTLE_SECONDS`. No parse state is persisted between hook processes: a
+  whole-process stop hook on a 45 MB session takes about half a second
   (``benchmarks/bench_statusline.py``), less than a persisted cache would save once
   loading it is counted, and far below the hook's timeout.
 - ``user-prompt-submit`` (``UserPromptSubmit``, before each prompt is sent): adds one
@@ -130,7 +133,14 @@ def session_start(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     session_id = _text(payload, "session_id")
     transcript = _text(payload, "transcript_path")
     if transcript is not None:
-        write_pointer(project, Path(transcript), _host_cli(env), session_id)
+        try:
+            write_pointer(project, Path(transcript), _host_cli(env), session_id)
+        except OSError as exc:  # the handoff below must not be lost over the pointer
+            print(
+                f"driftguard hook session-start: warning: pointer not written: "
+                f"{exc.filename or 'pointer'}: {exc.strerror or exc}",
+                file=sys.stderr,
+            )
     else:
         print(
             "driftguard hook session-start: no transcript_path: pointer not written",
@@ -190,7 +200,7 @@ def stop(
         DriftguardError: the transcript cannot be read or the config is bad.
     """
     from driftguard import engine
-    from driftguard.history import HistoryStore
+    from driftguard.history import GuardedHistoryStore
     from driftguard.incremental import SessionCache
     from driftguard.scoring.report import display_round
 
@@ -203,34 +213,41 @@ def stop(
         SessionCache(maxsize=1), path, _text(payload, "last_assistant_message"), sleep=sleep
     )
     session_id = _text(payload, "session_id") or session.session_id
-    outcome = engine.drift(session, project=project, store=HistoryStore(), record=True)
-    for warning in outcome.config.warnings:
+    store = GuardedHistoryStore()
+    outcome = engine.drift(session, project=project, store=store, record=True)
+    for warning in [*outcome.config.warnings, *store.notes]:
         print(f"driftguard hook stop: warning: {warning}", file=sys.stderr)
     if session_id is None:
         print("driftguard hook stop: no session id: status line not refreshed", file=sys.stderr)
         return ""
     report = outcome.report
-    livecache.write_status(
-        livecache.LiveStatus(
-            session_id=session_id,
-            cli=session.cli,
-            transcript_path=str(path),
-            transcript_size=size,
-            ts=time.time(),
-            score=report.score,
-            state=report.state,
-            factors={
-                name: (None if value is None else display_round(value))
-                for name, value in report.factors.items()
-            },
-            messages=report.messages,
-            context_tokens=session.context_tokens,
-            context_window=report.context_window,
-            tokens_estimated=session.tokens_estimated,
-            handoff_suggested=report.handoff_suggested,
-            warn_threshold=report.warn_threshold,
-        )
+    status = livecache.LiveStatus(
+        session_id=session_id,
+        cli=session.cli,
+        transcript_path=str(path),
+        transcript_size=size,
+        ts=time.time(),
+        score=report.score,
+        state=report.state,
+        factors={
+            name: (None if value is None else display_round(value))
+            for name, value in report.factors.items()
+        },
+        messages=report.messages,
+        context_tokens=session.context_tokens,
+        context_window=report.context_window,
+        tokens_estimated=session.tokens_estimated,
+        handoff_suggested=report.handoff_suggested,
+        warn_threshold=report.warn_threshold,
     )
+    try:
+        livecache.write_status(status)
+    except OSError as exc:
+        print(
+            f"driftguard hook stop: warning: status line not refreshed: "
+            f"{livecache.status_path(session_id)}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
     livecache.prune(outcome.config.history_retention_days)
     return ""
 

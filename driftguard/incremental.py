@@ -11,8 +11,10 @@ has read. :meth:`SessionCache.get` then does the least work that gives the same
 file as it is now — that equality is the contract, and tests check it on the corpus with
 files split at random byte positions:
 
-- **unchanged** file (same size, ``mtime_ns``, ``st_dev`` and ``st_ino``): the cached
-  ``Session`` object itself is returned; nothing is opened, nothing is parsed.
+- **unchanged** file (same size, identity and fingerprint): the cached ``Session`` object
+  itself is returned; nothing is parsed. Size, ``mtime_ns`` and identity alone do not
+  prove it unchanged — a rewrite may keep all three (issue #9 item 6) — so each call
+  opens the file and reads its fingerprint again (below): a few KiB, never the whole.
 - **grown** file: the fingerprint is checked, then only the bytes after the offset are
   read, and only whole lines are fed (formats.md §G.7). What the parser would do with an
   unterminated last line (a writer may be half-way through it) is reproduced without
@@ -32,15 +34,18 @@ files split at random byte positions:
   whose state holds ~11 000 messages) — ten times the 20 ms budget of a warm call.
   Speculation costs nothing, and a rewritten tail (never seen from a real append-only
   writer) costs one full re-read.
-- **truncated** (smaller than the bytes already read), **replaced** (another inode, e.g.
-  ``os.replace``) or **rewritten in place** (the first 4 KiB or the 4 KiB before the
-  offset differ; their sha256 digests are kept): the file is read again from the start.
-  An edit elsewhere that keeps the size or only appends is not noticed: session files are
-  append-only (formats.md §A.3, §B.4, §C.1), and this check is what formats.md §A.15 #16
-  calls for.
+- **rewritten** — **replaced** (another inode, e.g. ``os.replace``), **shrunk** (smaller
+  than the bytes already read) or **rewritten in place** (the *fingerprint* of the bytes
+  already read changed: the sha256 of their first :data:`FINGERPRINT_BYTES` and the sha256
+  of the stretch before the offset that holds the last complete line read, at least
+  :data:`FINGERPRINT_BYTES` long) — is read again from the start, whatever its size and
+  ``mtime_ns`` say. An append never is. An edit elsewhere, between the first block and
+  the last line, is not noticed: session files are append-only (formats.md §A.3, §B.4,
+  §C.1), and this check is what formats.md §A.15 #16 and issue #9 item 6 call for.
 - files that cannot be resumed by lines — Gemini's legacy single-object ``.json``
   (rewritten whole on every change) and zstd-compressed rollouts (``.jsonl.zst``) — are
-  parsed whole again whenever their size, ``mtime_ns`` or identity change.
+  parsed whole again whenever their size, ``mtime_ns``, identity or fingerprint (the
+  first and the last :data:`FINGERPRINT_BYTES` of the file) change.
 
 Once the first line has been read, the CLI (given, or detected once with
 :func:`~driftguard.adapters.detect_cli`) is kept until the file is replaced or truncated.
@@ -79,7 +84,8 @@ DEFAULT_MAXSIZE = 32
 """Session files a :class:`SessionCache` keeps by default."""
 
 FINGERPRINT_BYTES = 4096
-"""Bytes hashed at the start of the file and just before the offset (sha256 each)."""
+"""Bytes hashed at the start of the file, and at least as many just before the offset
+(sha256 each; the stretch before the offset always holds the whole last line read)."""
 
 
 class LineParser(Protocol):
@@ -133,10 +139,15 @@ class _Entry:
     """Bytes fed as newline-terminated lines."""
     pending: bytes | None = None
     """An unterminated JSON-object line fed speculatively, at ``offset``."""
+    line_start: int = 0
+    """Where the last complete line read starts (bytes; ``offset`` is where it ends)."""
     head: bytes = b""
-    """sha256 of the first ``min(offset, FINGERPRINT_BYTES)`` bytes."""
+    """sha256 of the first ``min(offset, FINGERPRINT_BYTES)`` bytes (of the file, for files
+    parsed whole)."""
     tail: bytes = b""
-    """sha256 of the ``min(offset, FINGERPRINT_BYTES)`` bytes just before ``offset``."""
+    """sha256 of the bytes from ``min(line_start, offset − FINGERPRINT_BYTES)`` (at least
+    0) to ``offset``: the last complete line and at least the ``FINGERPRINT_BYTES`` before
+    ``offset`` (the last ``FINGERPRINT_BYTES`` of the file, for files parsed whole)."""
     base: Session | None = None
     """``parser.session()`` as of the last feed (memoised)."""
     loose: bool = False
@@ -222,20 +233,39 @@ def _refresh(entry: _Entry | None, path: Path, cli: CliName | None) -> _Entry:
     now = _Stat.of(found)
     if entry is not None and cli is not None and cli != entry.cli:
         entry = None  # asked to read it as another CLI's file
-    if entry is not None and now == entry.stat:
-        return entry
-    if entry is not None and entry.parser is not None and _resumable(entry, now):
-        try:
-            with path.open("rb") as stream:
-                current = _Stat.of(os.fstat(stream.fileno()))
-                if _same_prefix(entry, stream, current) and _advance(entry, stream, current):
-                    entry.stat = current
-                    return entry
-        except OSError as exc:
-            raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        if entry is not None and _still_current(entry, path, now):
+            return entry
+    except OSError as exc:
+        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
     if cli is None and entry is not None and entry.explicit:
         cli = entry.cli
     return _start(path, cli)
+
+
+def _still_current(entry: _Entry, path: Path, now: _Stat) -> bool:
+    """Bring ``entry`` up to date with the file if it can be (module doc); ``False`` when
+    the file must be read again from the start.
+
+    Raises:
+        OSError: the file cannot be opened or read.
+    """
+    if entry.parser is None:
+        if now != entry.stat:
+            return False
+        with path.open("rb") as stream:
+            size = entry.stat.size
+            return _digests(stream, size, size) == (entry.head, entry.tail)
+    if entry.offset == 0:
+        return now == entry.stat  # nothing read yet: nothing to fingerprint
+    if not _resumable(entry, now):
+        return False
+    with path.open("rb") as stream:
+        current = _Stat.of(os.fstat(stream.fileno()))
+        if _same_prefix(entry, stream, current) and _advance(entry, stream, current):
+            entry.stat = current
+            return True
+    return False
 
 
 def _start(path: Path, cli: CliName | None) -> _Entry:
@@ -249,7 +279,9 @@ def _start(path: Path, cli: CliName | None) -> _Entry:
         with path.open("rb") as stream:
             current = _Stat.of(os.fstat(stream.fileno()))
             compressed = stream.read(len(ZSTD_MAGIC)) == ZSTD_MAGIC
-            if not compressed and not (chosen == "gemini_cli" and path.suffix == ".json"):
+            if compressed or (chosen == "gemini_cli" and path.suffix == ".json"):
+                head, tail = _digests(stream, current.size, current.size)
+            else:
                 parser = _new_parser(chosen, str(path))
                 entry = _Entry(
                     given=str(path),
@@ -271,6 +303,8 @@ def _start(path: Path, cli: CliName | None) -> _Entry:
         explicit=cli is not None,
         stat=current,
         session=get_parser(chosen)(path),
+        head=head,
+        tail=tail,
     )
 
 
@@ -283,11 +317,12 @@ def _resumable(entry: _Entry, now: _Stat) -> bool:
     )
 
 
-def _digests(stream: IO[bytes], offset: int) -> tuple[bytes, bytes]:
-    """sha256 of the first and of the last ``FINGERPRINT_BYTES`` bytes before ``offset``."""
+def _digests(stream: IO[bytes], offset: int, line_start: int) -> tuple[bytes, bytes]:
+    """sha256 of the first ``FINGERPRINT_BYTES`` bytes before ``offset``, and of the
+    stretch from ``min(line_start, offset − FINGERPRINT_BYTES)`` to ``offset``."""
     stream.seek(0)
     head = hashlib.sha256(stream.read(min(offset, FINGERPRINT_BYTES))).digest()
-    start = max(0, offset - FINGERPRINT_BYTES)
+    start = max(0, min(line_start, offset - FINGERPRINT_BYTES))
     stream.seek(start)
     tail = hashlib.sha256(stream.read(offset - start)).digest()
     return head, tail
@@ -299,7 +334,7 @@ def _same_prefix(entry: _Entry, stream: IO[bytes], current: _Stat) -> bool:
         return False
     if current.size < entry.offset + len(entry.pending or b""):
         return False
-    return _digests(stream, entry.offset) == (entry.head, entry.tail)
+    return _digests(stream, entry.offset, entry.line_start) == (entry.head, entry.tail)
 
 
 def _advance(entry: _Entry, stream: IO[bytes], current: _Stat) -> bool:
@@ -312,6 +347,7 @@ def _advance(entry: _Entry, stream: IO[bytes], current: _Stat) -> bool:
     assert parser is not None
     limit = current.size
     position = entry.offset
+    line_start = entry.line_start
     pending = entry.pending
     fed = False
     tail = b""
@@ -330,6 +366,7 @@ def _advance(entry: _Entry, stream: IO[bytes], current: _Stat) -> bool:
         else:
             parser.feed(raw.rstrip(b"\r\n"), True)
             fed = True
+        line_start = position
         position += len(raw)
         if position >= limit:
             break
@@ -344,8 +381,9 @@ def _advance(entry: _Entry, stream: IO[bytes], current: _Stat) -> bool:
         else:
             skipped_tail = True  # what every adapter does with such a line: count it
     if position != entry.offset:
-        entry.head, entry.tail = _digests(stream, position)
+        entry.head, entry.tail = _digests(stream, position, line_start)
     entry.offset = position
+    entry.line_start = line_start
     entry.pending = pending
     if fed or entry.base is None or skipped_tail != entry.loose:
         if fed or entry.base is None:

@@ -4,7 +4,14 @@ In order:
 
 1. ``argument`` — an explicit ``session`` argument: a path to a session file, or a
    session id (a Claude/Codex UUID, a Gemini session id or its 8-character prefix, or a
-   session file's name), looked up in every CLI's session folders;
+   session file's name), looked up in every CLI's session folders. Over MCP
+   (``folders`` given) a path must lie under those folders — the hosts' own
+   (:func:`driftguard.discovery.session_folders`) or the config's ``sessionFolders`` —
+   once symlinks are resolved, and an id finds only files there; anything else is refused
+   with :class:`~driftguard.errors.RefusedPathError` before the file is even looked at
+   (issue #9 item 2: the model names the file, and a transcript-shaped file anywhere else
+   would be read back to it). The command line passes no ``folders``: a path the user
+   types is read wherever it is;
 2. ``pointer`` — the pointer file a ``SessionStart`` hook wrote for this project in
    ``~/.driftcli/pointers/`` (the only signal that follows Claude Code's ``/clear``);
 3. ``env_session_id`` — ``CLAUDE_CODE_SESSION_ID`` with ``CLAUDE_PROJECT_DIR``, which
@@ -20,17 +27,18 @@ Nothing here writes; :func:`write_pointer` is for the hook shell.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from driftguard import discovery, paths
 from driftguard.adapters._common import load_record
-from driftguard.errors import SessionNotFoundError
+from driftguard.errors import RefusedPathError, SessionNotFoundError
 from driftguard.model import CLI_NAMES, CliName
 from driftguard.scoring import ResolvedBy
 
@@ -38,10 +46,12 @@ __all__ = [
     "HOST_CLIENT_NAMES",
     "ResolvedSession",
     "cli_for_host",
+    "is_under",
     "pointer_path",
     "project_dir",
     "read_pointer",
     "resolve_session",
+    "start_projects",
     "write_pointer",
 ]
 
@@ -71,6 +81,9 @@ class ResolvedSession:
     resolved_by: ResolvedBy
     note: str | None = None
     """Why this file, when ``resolved_by`` alone would mislead (Cursor's own chats)."""
+    warnings: tuple[str, ...] = ()
+    """State that could not be read on the way (a pointer file), one line each; the
+    session was still found (issue #9 item 4)."""
 
 
 def project_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -78,6 +91,18 @@ def project_dir(env: Mapping[str, str] | None = None) -> Path:
     environ = os.environ if env is None else env
     root = environ.get("CLAUDE_PROJECT_DIR", "").strip()
     return Path(root) if root else Path.cwd()
+
+
+def start_projects(env: Mapping[str, str] | None = None) -> list[Path]:
+    """The projects a command or server was started for, most likely first:
+    ``$CLAUDE_PROJECT_DIR`` when set, then the working directory (once). Handoffs are
+    saved only in these (or the MCP client's roots; issue #9 item 1)."""
+    environ = os.environ if env is None else env
+    projects = [project_dir(environ)]
+    cwd = Path.cwd()
+    if os.path.abspath(cwd) != os.path.abspath(projects[0]):
+        projects.append(cwd)
+    return projects
 
 
 def cli_for_host(client_name: str | None, env: Mapping[str, str] | None = None) -> CliName | None:
@@ -111,22 +136,34 @@ def pointer_path(project: Path) -> Path:
 
 
 def read_pointer(project: Path) -> tuple[Path, CliName | None] | None:
-    """The transcript a hook last pointed at for ``project``, when it still exists."""
+    """The transcript a hook last pointed at for ``project``, when it still exists
+    (``None`` also when the pointer cannot be read: :func:`_pointer_or_warning` says why)."""
+    return _pointer_or_warning(project)[0]
+
+
+def _pointer_or_warning(
+    project: Path,
+) -> tuple[tuple[Path, CliName | None] | None, str | None]:
+    """:func:`read_pointer`, and a one-line warning when the pointer file exists but
+    cannot be read (a missing pointer is no warning: there is simply none yet)."""
+    location = pointer_path(project)
     try:
-        raw = pointer_path(project).read_bytes()
-    except OSError:
-        return None
+        raw = location.read_bytes()
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, f"hook pointer not read: {location}: {exc.strerror or exc}"
     record = load_record(raw)
     if record is None:
-        return None
+        return None, None
     transcript = record.get("transcript_path")
     if not isinstance(transcript, str) or not transcript:
-        return None
+        return None, None
     path = Path(transcript)
     if not path.is_file():
-        return None
+        return None, None
     cli = record.get("cli")
-    return path, (cli if cli in CLI_NAMES else None)
+    return (path, (cli if cli in CLI_NAMES else None)), None
 
 
 def write_pointer(project: Path, transcript: Path, cli: CliName, session_id: str | None) -> Path:
@@ -176,16 +213,41 @@ def _candidates_by_id(session_id: str) -> Iterable[tuple[Path, CliName]]:
                 yield path, "codex_cli"
 
 
-def _by_argument(session: str) -> ResolvedSession:
+def is_under(path: Path, folders: Iterable[Path]) -> bool:
+    """Whether ``path``, with every symlink resolved, lies strictly inside one of
+    ``folders`` (each resolved too). A folder itself is not inside itself."""
+    real = os.path.realpath(path)
+    for folder in folders:
+        root = os.path.realpath(folder)
+        if real != root and os.path.commonpath([real, root]) == root:
+            return True
+    return False
+
+
+def _refused(value: str, folders: Sequence[Path]) -> RefusedPathError:
+    places = ", ".join(str(folder) for folder in folders)
+    return RefusedPathError(
+        f"session {value!r} refused: over MCP, session is a session id or a session file "
+        f"under a session folder ({places}); add a folder to sessionFolders in "
+        "~/.driftclirc or the project's .driftcli to allow more"
+    )
+
+
+def _by_argument(session: str, folders: Sequence[Path] | None) -> ResolvedSession:
     value = session.strip()
-    if _looks_like_path(value) or Path(value).is_file():
+    named_path = _looks_like_path(value) or (folders is None and Path(value).is_file())
+    if named_path:
         path = Path(value).expanduser()
+        if folders is not None and not is_under(path.absolute(), folders):
+            raise _refused(value, folders)
         if path.is_dir():
             raise SessionNotFoundError(f"{path} is a folder, not a session file")
         if not path.is_file():
             raise SessionNotFoundError(f"session file {path} does not exist")
         return ResolvedSession(path, None, "argument")
     found = list(_candidates_by_id(value))
+    if folders is not None:
+        found = [(path, cli) for path, cli in found if is_under(path, folders)]
     if not found:
         raise SessionNotFoundError(
             f"no session file named after {value!r} under {', '.join(_id_places())}"
@@ -196,10 +258,7 @@ def _by_argument(session: str) -> ResolvedSession:
 
 
 def _id_places() -> list[str]:
-    places = [str(root / "projects") for root in discovery.claude_roots()]
-    places.append(str(discovery.gemini_root() / "tmp"))
-    places.append(str(discovery.codex_root()))
-    return places
+    return [str(folder) for folder in discovery.session_folders()]
 
 
 def _by_env_session_id(env: Mapping[str, str]) -> ResolvedSession | None:
@@ -224,6 +283,7 @@ def resolve_session(
     project: Path | None = None,
     env: Mapping[str, str] | None = None,
     only: CliName | None = None,
+    folders: Sequence[Path] | None = None,
 ) -> ResolvedSession:
     """Choose the session file for a tool call (module docstring gives the order).
 
@@ -233,20 +293,26 @@ def resolve_session(
         project: the project directory; default :func:`project_dir`.
         env: the environment to read; default ``os.environ``.
         only: look for this CLI's sessions only (``--cli``), whatever the host.
+        folders: over MCP, the only folders a ``session`` argument may name files in
+            (the session folders and ``sessionFolders``); ``None`` on the command line,
+            where any path is read.
 
     Raises:
         SessionNotFoundError: nothing matched; the message says where it looked.
+        RefusedPathError: with ``folders``, a ``session`` path outside all of them; the
+            message states the rule and nothing of the file.
     """
     environ = os.environ if env is None else env
     if session is not None and session.strip():
-        return _by_argument(session)
+        return _by_argument(session, folders)
     root = project if project is not None else project_dir(environ)
-    pointed = read_pointer(root)
+    pointed, problem = _pointer_or_warning(root)
+    warnings = (problem,) if problem is not None else ()
     if pointed is not None and only in (None, pointed[1]):
         return ResolvedSession(pointed[0], pointed[1], "pointer")
     from_env = _by_env_session_id(environ) if only in (None, "claude_code") else None
     if from_env is not None:
-        return from_env
+        return dataclasses.replace(from_env, warnings=warnings)
     host_cli = only if only is not None else cli_for_host(client_name, environ)
     clis: tuple[CliName, ...] = (host_cli,) if host_cli is not None else CLI_NAMES
     cli, path = discovery.newest_session(root, clis)
@@ -256,7 +322,7 @@ def resolve_session(
             "Cursor keeps its own chats in a database driftguard does not read yet: this is "
             f"the newest {cli} session of the project"
         )
-    return ResolvedSession(path, cli, "newest_in_project", note)
+    return ResolvedSession(path, cli, "newest_in_project", note, warnings)
 
 
 def _is_cursor(client_name: str | None, env: Mapping[str, str]) -> bool:

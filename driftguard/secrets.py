@@ -10,7 +10,7 @@ file path, an error line) and returns a :class:`GatedText`:
 - an excerpt that **holds credential-file contents** is dropped whole (``text`` is
   ``None``) and ``dropped_reason`` says what it looked like.
 
-Rules (issue #3 item 2, and the review of it), in priority order — when two rules find
+Rules (issue #3 item 2 and its review, issue #9 item 3), in priority order — when two rules find
 the same span the earlier one names it (``Authorization: Bearer eyJ…`` is a ``jwt``):
 
 ============================ ==================== ====================================
@@ -27,12 +27,25 @@ rule id                      finds                secret span (what is replaced)
 ``google-api-key``           ``AIza…``            the key
 ``stripe-key``               ``sk_live_…``,       the key
                              ``rk_test_…`` …
+``sendgrid-key``             ``SG.<22>.<43>``     the key
+``slack-webhook``            ``hooks.slack.com/`` the secret part of the path
+                             ``services/T/B/…``
+``service-token``            npm, PyPI, GitLab,   the token
+                             Hugging Face,
+                             DigitalOcean,
+                             Shopify, Databricks,
+                             age, Google OAuth,
+                             Square, Linear,
+                             Telegram tokens
 ``jwt``                      ``eyJ….eyJ….sig``    the token
 ``bearer-token``             ``Authorization:``   only the credentials after the scheme
                              ``Bearer``/``Basic``
 ``url-credentials``          ``scheme://u:p@h``   only the password (``p``)
 ``entropy-assignment``       ``name=value``       only the value
 ``password``                 ``PASSWORD=value``   only the value, whatever its entropy
+``password-prose``           "my password is X"   only the value
+``netrc-password``           ``machine h login``  only the password
+                             ``u password PW``
 ``cli-password``             ``mysql -pPW``,      only the password
                              ``curl -u user:PW``
 ============================ ==================== ====================================
@@ -72,6 +85,25 @@ included), or unquoted (up to a blank, quote, ``;``, ``&``, ``|`` or backtick); 
 ``--password-file path``, ``POSTGRES_PASSWORD_FILE=…``, ``PasswordAuthentication=no``),
 and the shell's ``PWD``/``OLDPWD``.
 
+``password-prose`` (issue #9 item 3): the word ``password``, ``passphrase`` or
+``passwd``, perhaps ``for``/``of``/``on`` one more word (``the password for staging``), then
+``:`` or ``is``/``was``/``to``/``be``/``set to``/``is now``/``is still``, then the value:
+a quoted one (``"…"``, ``'…'``, backticks) whatever it holds, placeholders excepted; a bare
+word only when it looks made up — at least 6 characters without trailing sentence
+punctuation, holding a digit, a symbol inside it or a capital after its first letter, and
+not a placeholder, a path, a URL or code (a call, an index, an attribute chain). So "my
+password is Hunter-42-Correct-Horse" is redacted and "the password is stored in the vault"
+is not. ``=`` is left to ``password``, whose exceptions for code references apply.
+
+``netrc-password``: netrc(5) entries, on one line or several: ``machine <host>`` (a name
+with a dot, an address, ``host:port`` or ``localhost``) or ``default``, then up to three
+``login``/``account``/``port`` tokens, then ``password <string>``; placeholders excepted.
+
+``entropy-assignment`` also takes plain hex (≥ 32 digits, perhaps after a lower-case label
+such as ``key-``) when the name ends in ``token``, ``secret``, ``password``, ``passwd``,
+``pwd``, ``apikey`` or ``api key`` (``TWILIO_AUTH_TOKEN=<32 hex>``); any other name given
+hex holds a digest (``cache-key: node-modules-<sha256>``, ``commit=<sha>``) and is left.
+
 ``cli-password``: ``mysql``/``mysqldump``/``mariadb`` (and their ``mysql…``/``mariadb…``
 tools) with the password attached to ``-p`` (``-pSECRET``, ``-p'…'``; a bare ``-p``
 prompts, so ``-p dbname`` is no password), and ``curl``/``wget`` ``-u user:pw``,
@@ -99,7 +131,16 @@ Google — Cloud API keys, ``AIza`` + 35 of ``[A-Za-z0-9_-]``; Stripe — "API k
 (docs.stripe.com/keys): secret keys ``sk_live_``/``sk_test_`` and restricted keys
 ``rk_live_``/``rk_test_``, taken with at least 16 of ``[A-Za-z0-9]`` after the prefix
 (publishable keys ``pk_…`` are public and left alone); JWT — RFC 7519 §3 and RFC 7515
-§7.1 (compact serialisation; ``{"`` encodes as ``eyJ``); Authorization — RFC 9110
+§7.1 (compact serialisation; ``{"`` encodes as ``eyJ``); SendGrid — "API keys" (Twilio
+SendGrid docs: ``SG.`` + 22 + ``.`` + 43, 69 characters); Slack webhooks — "Sending
+messages using incoming webhooks" (api.slack.com); service tokens — npm "About access
+tokens", PyPI "API tokens" (``pypi-AgEIcHlwaS5vcmc…``), GitLab "Personal access tokens"
+(``glpat-``), Hugging Face "User access tokens" (``hf_``), DigitalOcean "API tokens"
+(``dop_v1_``), Shopify access tokens (``shpat_``…), Databricks personal access tokens
+(``dapi``), age(1) ``AGE-SECRET-KEY-1`` (bech32), Google OAuth client secrets
+(``GOCSPX-``), Square access tokens (``EAAA``, ``sq0atp-``/``sq0csp-``), Linear API keys
+(``lin_api_``), Telegram Bot API tokens (``<id>:<35>``); netrc — netrc(5) (GNU inetutils);
+Authorization — RFC 9110
 §11.6.2, RFC 6750 §2.1 (``b64token``), RFC 7617 (Basic); URL userinfo — RFC 3986
 §3.2.1; entropy — C. E. Shannon, "A Mathematical Theory of Communication" (1948);
 command-line passwords — mysql(1) ``--password[=pw]``/``-p[pw]`` ("there must be no space
@@ -146,6 +187,7 @@ __all__ = [
     "DOTENV_SECRET_LINES",
     "ENTROPY_MIN_BITS",
     "ENTROPY_MIN_LENGTH",
+    "HEX_SECRET_MIN_LENGTH",
     "MARKER_PATTERN",
     "RULE_IDS",
     "GatedText",
@@ -335,12 +377,43 @@ _ENTROPY_SPACED = re.compile(
 GITHUB_TOKEN  …``, ``aws configure set aws_secret_access_key …``, ``my AWS secret is …``."""
 
 
+_HEX_SECRET_WORDS = frozenset({"token", "secret", "password", "passwd", "pwd", "apikey"})
+"""Last words of a name that hold a secret even when it is plain hex (``AUTH_TOKEN``,
+``client_secret``, ``api_key`` — not ``cache_key`` or ``tokenizer_hash``, which hold
+digests)."""
+HEX_SECRET_MIN_LENGTH = 32
+"""Hex digits a value given to such a name needs to count (Twilio auth tokens, Mailgun and
+many session secrets are 32 hex digits; shorter hex is an id or a short hash)."""
+
+
+_LABELLED_HEX = re.compile(r"(?:[a-z0-9]+[-_.:])+(?P<hex>[0-9a-fA-F]+)")
+"""Lower-case words and separators, then hex digits: a labelled digest such as
+``node-modules-<sha256>`` or ``key-<hex>``."""
+
+
+def _names_a_hex_secret(name: str) -> bool:
+    """Whether ``name`` ends in a word of :data:`_HEX_SECRET_WORDS`, or in ``api key``."""
+    words = [word.lower() for word in _NAME_WORDS.findall(name)]
+    return bool(words) and (words[-1] in _HEX_SECRET_WORDS or words[-2:] == ["api", "key"])
+
+
 def _entropy_assignment(match: re.Match[str]) -> bool:
     """A high-entropy value; after blanks only, given to a name that ends in a letter,
     digit or ``_`` (not ``KEY-----`` of a PEM header). Prose counts too ("the token is
     …"): a high-entropy run right after such a word is a secret far more often than not,
-    and a handoff must not carry one."""
-    if not is_high_entropy(match.group("secret")):
+    and a handoff must not carry one. Hex of at least :data:`HEX_SECRET_MIN_LENGTH` digits
+    (perhaps after a label, ``node-modules-<sha256>``) counts only, and then always, when
+    the name ends in a secret's word (:func:`_names_a_hex_secret`:
+    ``TWILIO_AUTH_TOKEN=<32 hex>``, not ``cache-key: node-modules-<sha256>``)."""
+    value = match.group("secret")
+    labelled = _LABELLED_HEX.fullmatch(value)
+    digits = labelled.group("hex") if labelled is not None else value
+    if len(digits) >= HEX_SECRET_MIN_LENGTH and _HEX.fullmatch(digits) is not None:
+        # hex (or a digest with a label: ``node-modules-<sha256>``) is a secret only when
+        # the name says so; else it is a digest, a cache key, a commit
+        if not _names_a_hex_secret(match.group("name")):
+            return False
+    elif not is_high_entropy(value):
         return False
     if match.re is not _ENTROPY_SPACED:
         return True
@@ -505,6 +578,63 @@ _CLI_PASSWORD_PATTERNS = (
     ),
 )
 
+_PASSWORD_PROSE_LEAD = (
+    r"(?<![A-Za-z0-9_.-])(?i:pass(?:word|phrase)|passwd)(?![A-Za-z0-9_-])"
+    r"(?:[ \t]+(?i:for|of|on)[ \t]+[A-Za-z0-9_.@/-]{1,64})?"
+    r"(?:[ \t]*:[ \t]*|[ \t]+(?i:is|was|to|be|set[ \t]+to|is[ \t]+now|is[ \t]+still)[ \t]+)"
+)
+"""A password word (``password``, ``passphrase``, ``passwd``), perhaps ``for <thing>``,
+then ``:`` or ``is``/``was``/``to``/``be``/``set to``, then the value (``=`` is code: the
+``password`` rule reads it, with its exceptions for code references)."""
+_PASSWORD_PROSE_QUOTED = re.compile(
+    _PASSWORD_PROSE_LEAD + r"[\"'`](?P<secret>[^\"'`\n]{1,256})(?=[\"'`])"
+)
+_PASSWORD_PROSE_BARE = re.compile(
+    _PASSWORD_PROSE_LEAD + r"(?P<secret>[^\s\"'`]{5,255}[^\s\"'`.,;:!?)\]}])"
+    r"(?=[.,;:!?)\]}]*(?:\s|[\"'`]|\Z))"
+)
+
+_NETRC_PASSWORD = re.compile(
+    r"(?<![A-Za-z0-9_.-])(?:machine[ \t\r\n]+(?:[A-Za-z0-9_-]+[.:][A-Za-z0-9._:-]+|localhost)"
+    r"|default)"
+    r"(?:[ \t\r\n]+(?:login|account|port)[ \t\r\n]+[^\s]+){0,3}"
+    r"[ \t\r\n]+password[ \t\r\n]+(?P<secret>[^\s]{1,256})"
+)
+"""A netrc entry up to its password: ``machine <host>`` (a host name with a dot, an
+address, ``host:port`` or ``localhost``: "machine learning" is prose) or ``default``, up
+to three ``login``/``account``/``port`` tokens, then ``password <string>``; across lines
+too."""
+
+_TRAILING_PUNCTUATION = ".,;:!?)]}"
+
+
+def _looks_like_a_password(word: str) -> bool:
+    """A bare word that reads as a made-up secret rather than prose: at least 6 characters
+    once trailing sentence punctuation is dropped, not a placeholder or a path, and
+    holding a digit, a symbol inside it, or a capital letter after its first character
+    (``Hunter-42``, ``tr0ub4dor``, ``CorrectHorse``; not ``stored``, ``required``)."""
+    core = word.rstrip(_TRAILING_PUNCTUATION)
+    if len(core) < 6 or not _is_value(core) or core.startswith(("/", "~", "http")):
+        return False
+    if core.endswith(("(", "[", ")")) or _ATTRIBUTE_CHAIN.fullmatch(core):
+        return False  # code: a call, an index, an attribute (``getpass()``, ``cfg.pw``)
+    inner = core[1:-1]
+    return (
+        any(c.isdigit() for c in core)
+        or any(not c.isalnum() for c in inner)
+        or any(c.isupper() for c in core[1:])
+    )
+
+
+def _password_in_prose(match: re.Match[str]) -> bool:
+    """A quoted value that is a literal (:func:`_is_value`), or a bare word that
+    :func:`_looks_like_a_password`."""
+    value = match.group("secret")
+    if match.re is _PASSWORD_PROSE_QUOTED:
+        return _is_value(value)
+    return _looks_like_a_password(value)
+
+
 _RULES: tuple[_Rule, ...] = (
     # RFC 7468 §2 (PKCS #8 / PKCS #1 / SEC 1 labels), OpenSSH PROTOCOL.key ("OPENSSH
     # PRIVATE KEY"), RFC 4880 §6.2 ("PGP PRIVATE KEY BLOCK"): the whole armored block.
@@ -579,6 +709,60 @@ _RULES: tuple[_Rule, ...] = (
         "stripe-key",
         (re.compile(r"(?<![A-Za-z0-9_-])(?P<secret>[sr]k_(?:live|test)_[A-Za-z0-9]{16,})"),),
     ),
+    # Twilio SendGrid "API keys": "SG." + 22 + "." + 43 characters of base64url (69 in
+    # all), as the key SendGrid shows once at creation.
+    _Rule(
+        "sendgrid-key",
+        (
+            re.compile(
+                r"(?<![A-Za-z0-9_.-])(?P<secret>SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})"
+                r"(?![A-Za-z0-9_-])"
+            ),
+        ),
+    ),
+    # Slack "Sending messages using incoming webhooks" (api.slack.com/messaging/webhooks):
+    # https://hooks.slack.com/services/T…/B…/<secret>; workflow and trigger URLs
+    # (/workflows/…, /triggers/…) carry their secret in the path too. Only the secret part
+    # is replaced: the workspace and channel ids stay readable.
+    _Rule(
+        "slack-webhook",
+        (
+            re.compile(
+                r"hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/(?P<secret>[A-Za-z0-9]{16,})"
+            ),
+            re.compile(r"hooks\.slack\.com/(?:workflows|triggers)/(?P<secret>[A-Za-z0-9/_-]{20,})"),
+        ),
+    ),
+    # Issuers' documented token prefixes (each body as the issuer generates it):
+    # npm "About access tokens" (npm_ + 36 base62), PyPI "API tokens" (macaroons starting
+    # pypi-AgE…: pypi.org "pypi-AgEIcHlwaS5vcmc", test.pypi.org "pypi-AgENdGVzdC5weXBp"),
+    # GitLab "Personal access tokens" (glpat- + 20), Hugging Face "User access tokens"
+    # (hf_ + 34 letters), DigitalOcean "API tokens" (dop_v1_/doo_v1_/dor_v1_ + 64 hex),
+    # Shopify "Access tokens" (shpat_/shpca_/shppa_/shpss_ + 32 hex), Databricks
+    # "Personal access tokens" (dapi + 32 hex, optionally -N), age(1) "AGE-SECRET-KEY-1"
+    # + 58 bech32 characters, Google OAuth client secrets (GOCSPX- + 28), Square "Access
+    # tokens" (EAAA + 60, sq0atp-/sq0csp- + 22–43), Linear API keys (lin_api_ + 40), and
+    # Telegram Bot API tokens ("<bot id>:<35 characters>", core.telegram.org/bots/api).
+    _Rule(
+        "service-token",
+        (
+            re.compile(
+                r"(?<![A-Za-z0-9_-])(?P<secret>npm_[A-Za-z0-9]{36}"
+                r"|pypi-AgE[A-Za-z0-9_-]{50,}"
+                r"|glpat-[A-Za-z0-9_-]{20}"
+                r"|hf_[A-Za-z]{34}"
+                r"|do[por]_v1_[a-f0-9]{64}"
+                r"|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"
+                r"|dapi[a-f0-9]{32}(?:-[0-9]+)?"
+                r"|GOCSPX-[A-Za-z0-9_-]{28}"
+                r"|EAAA[A-Za-z0-9_-]{60}"
+                r"|sq0(?:atp|csp)-[A-Za-z0-9_-]{22,43}"
+                r"|lin_api_[A-Za-z0-9]{40})(?![A-Za-z0-9_-])"
+            ),
+            re.compile(r"(?<![A-Za-z0-9_-])(?P<secret>AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58})"),
+            re.compile(r"(?<![\w:-])(?P<secret>[0-9]{8,10}:[A-Za-z0-9_-]{35})(?![\w-])"),
+        ),
+    ),
     # RFC 7519 §3 / RFC 7515 §7.1 compact serialisation: base64url(header) "."
     # base64url(payload) "." signature; both JSON objects start '{"' → "eyJ". The
     # signature is empty for an unsecured JWT (RFC 7519 §6).
@@ -646,6 +830,15 @@ _RULES: tuple[_Rule, ...] = (
         (*_password_values(_PASSWORD_ASSIGNED), *_password_values(_PASSWORD_FLAG)),
         _password,
     ),
+    # A password written in prose: "my password is Hunter-42-Correct-Horse", "the db
+    # password for staging was `x`", "set the passphrase to …" (issue #9 item 3). Quoted
+    # values count whatever they hold; a bare word counts when it looks made up (see
+    # _looks_like_a_password), so "the password is stored in the vault" stays.
+    _Rule("password-prose", (_PASSWORD_PROSE_QUOTED, _PASSWORD_PROSE_BARE), _password_in_prose),
+    # netrc(5) (GNU inetutils, curl's and git's ~/.netrc / _netrc): tokens "machine
+    # <host>" (or "default"), "login <name>", "account <string>", "port <n>" and
+    # "password <string>", separated by blanks or newlines; the string after "password".
+    _Rule("netrc-password", (_NETRC_PASSWORD,), _on_secret(_is_value)),
     # Passwords in a client's command line: mysql(1) / mariadb(1) and their tools take
     # the password attached to -p ("-pSECRET"; a bare -p prompts for it); curl(1) -u /
     # --user and wget -u take "user:password" (a bare user prompts).
@@ -655,8 +848,10 @@ _RULES: tuple[_Rule, ...] = (
 RULE_IDS: tuple[str, ...] = tuple(rule.rule for rule in _RULES)
 """The rule ids in priority order: ``private-key``, ``aws-access-key``, ``aws-secret-key``,
 ``github-token``, ``anthropic-key``, ``openai-key``, ``slack-token``, ``google-api-key``,
-``stripe-key``, ``jwt``, ``bearer-token``, ``url-credentials``, ``entropy-assignment``,
-``password``, ``cli-password``. Stable: they appear in redaction markers."""
+``stripe-key``, ``sendgrid-key``, ``slack-webhook``, ``service-token``, ``jwt``,
+``bearer-token``, ``url-credentials``, ``entropy-assignment``, ``password``,
+``password-prose``, ``netrc-password``, ``cli-password``. Stable: they appear in redaction
+markers."""
 
 
 def _outside(start: int, end: int, markers: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -19,23 +19,33 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import unquote, urlparse
+from urllib.request import url2pathname
 
 from mcp import MCPError
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
+from mcp.server.mcpserver.resolve import ListRoots, Resolve
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    ListRootsResult,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import BaseModel, Field
 
 from driftguard import __version__, engine
 from driftguard.config import load_config
+from driftguard.discovery import session_folders
 from driftguard.errors import DriftguardError
 from driftguard.handoff import Handoff
-from driftguard.handoff_files import SavedHandoff, handoff_files, save_handoff
-from driftguard.history import HistoryStore
+from driftguard.handoff_files import SavedHandoff, handoff_files, handoff_target, save_handoff
+from driftguard.history import GuardedHistoryStore, HistoryStore
 from driftguard.incremental import SessionCache
 from driftguard.model import Session
-from driftguard.resolve import ResolvedSession, project_dir, resolve_session
+from driftguard.resolve import ResolvedSession, project_dir, resolve_session, start_projects
 from driftguard.scoring import DriftReport, render_text, to_json_dict
 from driftguard.scoring.report import render_session_line
 from driftguard.trend import Trend, render_trend_text
@@ -75,8 +85,9 @@ each call writes a new checkpoint (not idempotent). Every other tool is read-onl
 SessionArg = Annotated[
     str | None,
     Field(
-        description="Session file path or session id. Omit it: the current session is found "
-        "automatically."
+        description="Session id, or the path of a session file in the CLIs' own session "
+        "folders (or a folder listed in the config's sessionFolders). Omit it: the current "
+        "session is found automatically."
     ),
 ]
 
@@ -87,6 +98,12 @@ class ServerState:
 
     cache: SessionCache
     store: HistoryStore
+
+
+NOTES_DESCRIPTION = (
+    "What did not go as asked, in one line each: a handoff that was not saved (and why), "
+    "history or stored state that could not be read or written."
+)
 
 
 class SessionInfo(BaseModel):
@@ -138,6 +155,7 @@ class DriftResult(BaseModel):
     text: str = Field(
         description="The report as readable text: recommendation, factor bars, score, file."
     )
+    notes: list[str] = Field(default_factory=list, description=NOTES_DESCRIPTION)
 
 
 class TrendResult(BaseModel):
@@ -156,6 +174,7 @@ class TrendResult(BaseModel):
     handoff_suggested: bool = Field(description="The latest score reached the warn threshold.")
     session: SessionInfo
     text: str = Field(description="The trend as readable text.")
+    notes: list[str] = Field(default_factory=list, description=NOTES_DESCRIPTION)
 
 
 class HandoffResult(BaseModel):
@@ -178,6 +197,7 @@ class HandoffResult(BaseModel):
     checkpoint: str | None = Field(
         default=None, description="save_handoff: the JSON checkpoint saved with it."
     )
+    notes: list[str] = Field(default_factory=list, description=NOTES_DESCRIPTION)
 
 
 def _session_info(report: DriftReport, note: str | None = None) -> SessionInfo:
@@ -209,25 +229,81 @@ def _as_tool_error() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class _Loaded:
-    """A parsed session, how it was found, and the project it belongs to."""
+    """A parsed session, how it was found, and the project whose config applies."""
 
     session: Session
     resolved: ResolvedSession
     project: Path
 
 
-def _load(ctx: Context[ServerState, Any], session: str | None) -> _Loaded:
-    """Resolve and parse the session a call is about.
+def _readable_folders() -> list[Path]:
+    """The folders a ``session`` argument may name files in: every session source's
+    (:func:`driftguard.discovery.session_folders`), then the ``sessionFolders`` of the
+    global config and of the server's project (issue #9 item 2).
 
-    The project (config, handoff files) is the server's project, except for a session
-    named by the caller: then it is that session's own directory when it still exists.
+    Raises:
+        ConfigError: a config file cannot be used.
     """
-    resolved = resolve_session(session, client_name=_client_name(ctx))
+    return [*session_folders(), *load_config(project_dir()).session_folders]
+
+
+def _load(ctx: Context[ServerState, Any], session: str | None) -> _Loaded:
+    """Resolve and parse the session a call is about. A ``session`` argument is a session
+    id or a file under :func:`_readable_folders` (else a tool error stating the rule).
+
+    ``project`` selects the config only: the server's project, except for a session
+    named by the caller, whose own directory's ``.driftcli`` applies when it still exists
+    (reading a config there writes nothing). Handoffs are saved only in a project the
+    server was started for (:func:`driftguard.handoff_files.handoff_target`).
+    """
+    folders = _readable_folders() if session is not None and session.strip() else None
+    resolved = resolve_session(session, client_name=_client_name(ctx), folders=folders)
     parsed = _state(ctx).cache.get(resolved.path, resolved.cli)
     project = project_dir()
     if resolved.resolved_by == "argument" and parsed.cwd and Path(parsed.cwd).is_dir():
         project = Path(parsed.cwd)
     return _Loaded(parsed, resolved, project)
+
+
+def _call_store(ctx: Context[ServerState, Any]) -> GuardedHistoryStore:
+    """The server's history store for one call: its failures become that call's notes."""
+    store = _state(ctx).store
+    return GuardedHistoryStore(store.root, sessions_root=store.sessions_root)
+
+
+def _notes(loaded: _Loaded, store: GuardedHistoryStore) -> list[str]:
+    """What the call could not read or write (a pointer, history, the goal), each logged
+    to stderr once and returned as the result's ``notes`` (issue #9 item 4)."""
+    notes = [*loaded.resolved.warnings, *store.notes]
+    for note in notes:
+        log.warning("%s", note)
+    return notes
+
+
+def _client_roots(ctx: Context[ServerState, Any]) -> ListRoots | None:
+    """Ask the client for its roots (``roots/list``) when it declared that capability;
+    the SDK injects the answer into ``save_handoff``'s ``roots`` (mcp.server resolvers)."""
+    capabilities = ctx.client_capabilities
+    if capabilities is not None and capabilities.roots is not None:
+        return ListRoots()
+    return None
+
+
+def _root_paths(roots: ListRootsResult | None) -> list[Path]:
+    """The local folders among the client's roots (``file://`` URIs only)."""
+    if roots is None:
+        return []
+    folders: list[Path] = []
+    for root in roots.roots:
+        parsed = urlparse(str(root.uri))
+        if parsed.scheme == "file" and parsed.netloc in ("", "localhost"):
+            folders.append(Path(url2pathname(unquote(parsed.path))))
+    return folders
+
+
+def _with_notes(text: str, notes: list[str]) -> str:
+    """``text`` followed by one ``Note: …`` line per note."""
+    return "\n".join([text, *(f"Note: {note}." for note in notes)]) if notes else text
 
 
 def _result(text: str, model: BaseModel) -> CallToolResult:
@@ -243,7 +319,10 @@ def _prune_history(store: HistoryStore) -> None:
     except DriftguardError as exc:
         log.warning("history not pruned: %s", exc)
         return
-    removed = store.prune(config.history_retention_days)
+    guarded = GuardedHistoryStore(store.root, sessions_root=store.sessions_root)
+    removed = guarded.prune(config.history_retention_days)
+    for note in guarded.notes:
+        log.warning("%s", note)
     if removed:
         log.info(
             "pruned %d history files older than %d days", removed, config.history_retention_days
@@ -257,7 +336,9 @@ async def _lifespan(_server: MCPServer[ServerState]) -> AsyncIterator[ServerStat
     yield ServerState(cache=SessionCache(), store=store)
 
 
-def _trend_result(trend: Trend, report: DriftReport, note: str | None) -> TrendResult:
+def _trend_result(
+    trend: Trend, report: DriftReport, note: str | None, notes: list[str]
+) -> TrendResult:
     return TrendResult(
         snapshots=len(trend.scores),
         scores=list(trend.scores),
@@ -269,12 +350,17 @@ def _trend_result(trend: Trend, report: DriftReport, note: str | None) -> TrendR
         trajectory=trend.trajectory,
         handoff_suggested=trend.handoff_hint,
         session=_session_info(report, note),
-        text=render_trend_text(trend),
+        text=_with_notes(render_trend_text(trend), notes),
+        notes=notes,
     )
 
 
 def _handoff_result(
-    handoff: Handoff, report: DriftReport, saved: SavedHandoff | None, note: str | None
+    handoff: Handoff,
+    report: DriftReport,
+    saved: SavedHandoff | None,
+    note: str | None,
+    notes: list[str],
 ) -> HandoffResult:
     return HandoffResult(
         prompt=handoff.prompt,
@@ -288,6 +374,7 @@ def _handoff_result(
         session=_session_info(report, note),
         saved_to=str(saved.handoff) if saved is not None else None,
         checkpoint=str(saved.checkpoint) if saved is not None else None,
+        notes=notes,
     )
 
 
@@ -316,20 +403,23 @@ def create_server() -> MCPServer[ServerState]:
         polluted) from six factors: context saturation, repetition, length collapse, goal
         distance, uncertainty and confidence drift. Says whether to carry on or start fresh,
         and records the score for get_trend."""
+        store = _call_store(ctx)
         with _as_tool_error():
             loaded = _load(ctx, session)
             outcome = engine.drift(
                 loaded.session,
                 project=loaded.project,
-                store=_state(ctx).store,
+                store=store,
                 goal=goal,
                 resolved_by=loaded.resolved.resolved_by,
             )
         report = outcome.report
         note = loaded.resolved.note
+        notes = _notes(loaded, store)
         text = f"{render_text(report)}\n{render_session_line(report)}"
         if note:
             text += f"\nNote: {note}."
+        text = _with_notes(text, notes)
         payload = to_json_dict(report)
         result = DriftResult.model_validate(
             {
@@ -337,33 +427,47 @@ def create_server() -> MCPServer[ServerState]:
                 "session": _session_info(report, note),
                 "goal": outcome.goal,
                 "text": text,
+                "notes": notes,
             }
         )
         return _result(text, result)
 
     def _handoff(
-        ctx: Context[ServerState, Any], session: str | None, write: bool
+        ctx: Context[ServerState, Any],
+        session: str | None,
+        write: bool,
+        roots: ListRootsResult | None = None,
     ) -> CallToolResult:
+        notes: list[str] = []
+        store = _call_store(ctx)
         with _as_tool_error():
             loaded = _load(ctx, session)
-            project = loaded.project
-            target = handoff_files(project).handoff if write else None
+            target = None
+            if write:
+                chosen = handoff_target(
+                    loaded.session,
+                    [*start_projects(), *_root_paths(roots)],
+                    found_for_project=loaded.resolved.resolved_by != "argument",
+                )
+                target = chosen.project
+                if chosen.reason:
+                    notes.append(chosen.reason)
             handoff, report = engine.handoff(
                 loaded.session,
-                project=project,
-                store=_state(ctx).store,
+                project=loaded.project,
+                store=store,
                 resolved_by=loaded.resolved.resolved_by,
-                saved_to=str(target) if target is not None else None,
+                saved_to=str(handoff_files(target).handoff) if target is not None else None,
             )
+            notes += _notes(loaded, store)
             saved = None
-            if write:
+            if target is not None:
                 try:
-                    saved = save_handoff(project, handoff, report)
+                    saved = save_handoff(target, handoff, report)
                 except OSError as exc:
-                    raise DriftguardError(f"cannot write the handoff in {project}: {exc}") from exc
-        return _result(
-            handoff.prompt, _handoff_result(handoff, report, saved, loaded.resolved.note)
-        )
+                    raise DriftguardError(f"cannot write the handoff in {target}: {exc}") from exc
+        result = _handoff_result(handoff, report, saved, loaded.resolved.note, notes)
+        return _result(_with_notes(handoff.prompt, notes), result)
 
     @server.tool(title="Session handoff", annotations=READ_ONLY)
     def get_handoff(
@@ -376,12 +480,15 @@ def create_server() -> MCPServer[ServerState]:
 
     @server.tool(name="save_handoff", title="Save a session handoff", annotations=SAVES_HANDOFF)
     def save_handoff_tool(
-        ctx: Context[ServerState, Any], session: SessionArg = None
+        ctx: Context[ServerState, Any],
+        session: SessionArg = None,
+        roots: Annotated[ListRootsResult | None, Resolve(_client_roots)] = None,
     ) -> Annotated[CallToolResult, HandoffResult]:
         """Like get_handoff, but first saves the pre-filled draft as .driftguard/handoff.md in
         the project (with a checkpoint), so that the next session started there begins with
-        it; then complete that file in place as the returned instructions say."""
-        return _handoff(ctx, session, write=True)
+        it; then complete that file in place as the returned instructions say. A session of
+        another folder than the project is not saved: its handoff comes back as text."""
+        return _handoff(ctx, session, write=True, roots=roots)
 
     @server.tool(title="Session drift trend", annotations=READ_ONLY)
     def get_trend(
@@ -389,32 +496,34 @@ def create_server() -> MCPServer[ServerState]:
     ) -> Annotated[CallToolResult, TrendResult]:
         """How this session's drift score moved over the scores get_drift recorded:
         sparkline, peak, average, latest state and whether it is climbing or falling."""
+        store = _call_store(ctx)
         with _as_tool_error():
             loaded = _load(ctx, session)
-            state = _state(ctx)
             outcome = engine.drift(
                 loaded.session,
                 project=loaded.project,
-                store=state.store,
+                store=store,
                 resolved_by=loaded.resolved.resolved_by,
                 record=False,
             )
-            trend = engine.trend(loaded.session, project=loaded.project, store=state.store)
-        result = _trend_result(trend, outcome.report, loaded.resolved.note)
+            trend = engine.trend(loaded.session, project=loaded.project, store=store)
+        result = _trend_result(trend, outcome.report, loaded.resolved.note, _notes(loaded, store))
         return _result(result.text, result)
 
     @server.prompt(name="handoff", title="Write a handoff for a fresh session")
     def handoff_prompt(ctx: Context[ServerState, Any], session: str | None = None) -> str:
         """Write handoff.md so a fresh session can pick up where this one stands
         (session: a session file path or id; default: this session)."""
+        store = _call_store(ctx)
         try:
             loaded = _load(ctx, session)
             handoff, _ = engine.handoff(
                 loaded.session,
                 project=loaded.project,
-                store=_state(ctx).store,
+                store=store,
                 resolved_by=loaded.resolved.resolved_by,
             )
+            _notes(loaded, store)  # a prompt has no notes field: stderr only
         except DriftguardError as exc:
             # Prompts have no error result: a protocol error carries the message, which the
             # SDK would otherwise replace with "Error rendering prompt".

@@ -60,7 +60,7 @@ from watchdog.events import (
 
 from driftguard import engine
 from driftguard.errors import DriftguardError, SessionNotFoundError
-from driftguard.history import HistoryStore
+from driftguard.history import GuardedHistoryStore, HistoryStore
 from driftguard.incremental import SessionCache
 from driftguard.model import FACTOR_NAMES, CliName, Session
 from driftguard.resolve import resolve_session
@@ -251,7 +251,9 @@ class Watcher:
     out: TextIO
     color: bool = False
     cache: SessionCache = field(default_factory=lambda: SessionCache(maxsize=4))
-    store: HistoryStore = field(default_factory=HistoryStore)
+    store: HistoryStore = field(default_factory=GuardedHistoryStore)
+    """Failures to read the history or the goal cost nothing on the dashboard (issue #9
+    item 4: the score is still shown); their notes are dropped each frame."""
     live: list[int] = field(default_factory=list)
     _path: Path | None = None
     _cli: CliName | None = None
@@ -296,6 +298,8 @@ class Watcher:
             self.live.clear()  # another session (e.g. after /clear): its own live scores
             self._live_path = path
         project = self._config_project(session)
+        if isinstance(self.store, GuardedHistoryStore):
+            self.store.notes.clear()
         outcome = engine.drift(
             session,
             project=project,

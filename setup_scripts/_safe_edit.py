@@ -22,8 +22,10 @@ Every edit, in order:
    an entry without one differs, and an update adds it but keeps the user's value.
 4. ``--dry-run`` stops here and reports the unified diff.
 5. **Back up** the file next to itself as ``<name>.driftguard-backup-<UTC time>``
-   (exclusive create, the file's own permission bits: ``~/.claude.json`` holds OAuth
-   state and must not become world-readable through its backup). Only the newest
+   (complete or absent: written to a temporary name, fsync-ed, then linked under that
+   name, never replacing another backup; with the file's own permission bits:
+   ``~/.claude.json`` holds OAuth state and must not become world-readable through its
+   backup). Only the newest
    :data:`KEEP_BACKUPS` backups of each file are kept; older files with exactly that
    name pattern (driftguard's own) are deleted, nothing else ever is.
 6. **Write atomically**: a temporary file in the same folder, flushed and fsync-ed,
@@ -357,46 +359,99 @@ def unified_diff(path: Path, before: str | None, after: str | None) -> str:
 def atomic_write(path: Path, data: bytes, mode: int) -> None:
     """Replace ``path`` with ``data``: a temporary file in the same folder, fsync-ed, given
     permission bits ``mode``, renamed over ``path``. Raises :class:`OSError`."""
-    handle, temporary = tempfile.mkstemp(
+    temporary = _complete_temporary(path, data, mode)
+    try:
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _fsync_folder(path.parent)  # make the rename durable where the OS allows it
+
+
+def write_backup(path: Path, data: bytes, mode: int) -> Path:
+    """Write ``data`` to ``<path>.driftguard-backup-<UTC time>`` (``-2``, ``-3`` … when
+    that name is taken) with permission bits ``mode``; returns the backup's path.
+
+    Complete or absent (issue #9 item 5): the bytes go to a temporary file in the same
+    folder first, which is flushed and fsync-ed and only then linked under the backup's
+    name (``os.link`` never replaces an existing backup; where the file system has no hard
+    links, ``os.rename`` to a name that is still free). A full disk, a file-size limit or
+    a crash therefore leave no file named like a backup that is shorter than the original:
+    at most a ``.<name>.*.driftguard-tmp`` file, which is deleted when the write fails.
+
+    Raises:
+        OSError: the folder cannot be written (nothing named like a backup is left).
+    """
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    temporary = _complete_temporary(path, data, mode)
+    try:
+        attempt = 1
+        while True:
+            suffix = "" if attempt == 1 else f"-{attempt}"
+            backup = path.with_name(f"{path.name}{BACKUP_MARK}{stamp}{suffix}")
+            if _claim_name(temporary, backup):
+                break
+            attempt += 1
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+    _fsync_folder(path.parent)
+    prune_backups(path, KEEP_BACKUPS)
+    return backup
+
+
+def _complete_temporary(path: Path, data: bytes, mode: int) -> Path:
+    """``data`` in a new temporary file next to ``path``, flushed, fsync-ed and given
+    permission bits ``mode``; the file is deleted again when any of that fails.
+
+    Raises:
+        OSError: the temporary file cannot be created or written whole.
+    """
+    handle, name = tempfile.mkstemp(
         dir=path.parent, prefix=f".{path.name}.", suffix=".driftguard-tmp"
     )
+    temporary = Path(name)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
         os.chmod(temporary, mode)
-        os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
-    with contextlib.suppress(OSError):  # make the rename durable where the OS allows it
-        folder = os.open(path.parent, os.O_RDONLY)
+    return temporary
+
+
+def _claim_name(temporary: Path, name: Path) -> bool:
+    """Give the complete ``temporary`` file the name ``name`` unless that name is taken
+    (``False``). A hard link where the file system has them (atomic, never replaces);
+    else a rename after checking that the name is free.
+
+    Raises:
+        OSError: neither works.
+    """
+    try:
+        os.link(temporary, name)
+    except FileExistsError:
+        return False
+    except OSError:
+        if name.exists() or name.is_symlink():
+            return False
+        os.rename(temporary, name)
+    return True
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make a rename or link in ``folder`` durable where the OS allows it (best effort)."""
+    with contextlib.suppress(OSError):
+        handle = os.open(folder, os.O_RDONLY)
         try:
-            os.fsync(folder)
+            os.fsync(handle)
         finally:
-            os.close(folder)
-
-
-def write_backup(path: Path, data: bytes, mode: int) -> Path:
-    """Write ``data`` to ``<path>.driftguard-backup-<UTC time>`` (``-2``, ``-3`` … when
-    that name is taken) with permission bits ``mode``; returns the backup's path."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    attempt = 1
-    while True:
-        suffix = "" if attempt == 1 else f"-{attempt}"
-        backup = path.with_name(f"{path.name}{BACKUP_MARK}{stamp}{suffix}")
-        try:
-            handle = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-        except FileExistsError:
-            attempt += 1
-            continue
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.chmod(backup, mode)
-        prune_backups(path, KEEP_BACKUPS)
-        return backup
+            os.close(handle)
 
 
 def prune_backups(path: Path, keep: int) -> list[Path]:

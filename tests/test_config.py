@@ -290,6 +290,23 @@ def test_warnings_come_from_both_files_global_first(global_rc: Path, project: Pa
     )
 
 
+def test_session_folders_of_both_files_count_global_first_relative_to_each_file(
+    global_rc: Path, project: Path, isolated_home: Path
+) -> None:
+    write_json(global_rc, {"sessionFolders": ["~/transcripts", "/srv/sessions"]})
+    write_json(project / ".driftcli", {"sessionFolders": ["logs/sessions"]})
+    assert load_config(project).session_folders == (
+        isolated_home / "transcripts",
+        Path("/srv/sessions"),
+        project / "logs" / "sessions",
+    )
+    assert load_config(project).warnings == ()
+
+
+def test_without_session_folders_there_are_none(project: Path) -> None:
+    assert load_config(project).session_folders == ()
+
+
 # --- errors -------------------------------------------------------------------------------
 
 ALL_ZERO = dict.fromkeys(FACTOR_NAMES, 0)
@@ -361,6 +378,15 @@ BAD_VALUES = [
         "preset: unknown preset 'fast' (valid: brainstorm, coding, research, seed, strict)",
     ),
     ('{"warnThreshold": 50, "warnThreshold": 70}', "warnThreshold: key given twice in one object"),
+    ('{"sessionFolders": "~/t"}', 'sessionFolders: must be an array of folder paths, got "~/t"'),
+    (
+        '{"sessionFolders": ["~/t", 3]}',
+        "sessionFolders[1]: must be a folder path (a non-empty string), got 3",
+    ),
+    (
+        '{"sessionFolders": [" "]}',
+        'sessionFolders[0]: must be a folder path (a non-empty string), got " "',
+    ),
 ]
 
 

@@ -17,11 +17,14 @@ from mcp import Client
 from driftguard.adapters import parse_session
 from driftguard.cli import main
 from driftguard.discovery import claude_project_dir_name
+from driftguard.errors import RefusedPathError
 from driftguard.handoff import SECTIONS, build_handoff
 from driftguard.handoff_files import (
     CONTEXT_CHARS,
+    HandoffTarget,
     handoff_context,
     handoff_files,
+    handoff_target,
     save_handoff,
     take_handoff,
 )
@@ -146,10 +149,14 @@ def test_a_long_handoff_is_cut_to_stay_in_the_context(session_file: Path, tmp_pa
 
 
 def test_cli_handoff_write_says_where_it_saved_and_asks_to_complete_it_in_place(
-    session_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    session_file: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     project = tmp_path / "api"
-    assert main(["handoff", "--write", str(session_file)]) == 0  # the session's cwd
+    monkeypatch.chdir(project)  # the command runs in the session's own project
+    assert main(["handoff", "--write", str(session_file)]) == 0
     out = capsys.readouterr().out
     saved = project / ".driftguard" / "handoff.md"
     assert out.splitlines()[0].startswith(f"Saved the handoff draft to {saved} ")
@@ -160,8 +167,7 @@ def test_cli_handoff_write_says_where_it_saved_and_asks_to_complete_it_in_place(
 def test_cli_handoff_write_json_names_the_files(
     session_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    project = tmp_path / "elsewhere"
-    project.mkdir()
+    project = tmp_path / "api"  # --project names the session's own project
     assert main(["handoff", "--write", "--json", "--project", str(project), str(session_file)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["saved"]["handoff"] == str(project / ".driftguard" / "handoff.md")
@@ -421,7 +427,11 @@ def write_rich_claude_session(path: Path, *, cwd: str, place: str, planted: str)
 @pytest.mark.parametrize("place", PLACES)
 @pytest.mark.parametrize("kind", list(PLANTED))
 def test_no_planted_secret_reaches_the_prompt_handoff_md_or_handoff_json(
-    kind: str, place: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    kind: str,
+    place: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     planted, secrets, expected = PLANTED[kind]
     project = tmp_path / "app"
@@ -436,6 +446,7 @@ def test_no_planted_secret_reaches_the_prompt_handoff_md_or_handoff_json(
     found = {r.rule for r in handoff.redactions} | set(handoff.withheld_reasons)
     assert expected in found or ALSO_ACCEPTED.get((kind, place)) in found
 
+    monkeypatch.chdir(project)
     assert main(["handoff", "--write", str(transcript)]) == 0
     printed = capsys.readouterr().out
     files = handoff_files(project)
@@ -448,3 +459,99 @@ def test_no_planted_secret_reaches_the_prompt_handoff_md_or_handoff_json(
     for where, text in shown.items():
         for secret in secrets:
             assert secret not in text, f"{kind} in the {place} leaks into {where}"
+
+
+# --- write only where the user works (issue #9 item 1) ---------------------------------
+
+
+def test_cli_handoff_write_of_a_session_naming_a_victim_folder_saves_nothing_and_says_so(
+    session_file: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    victim = tmp_path / "api"  # the folder the session file names
+    workdir = tmp_path / "workdir"
+    workdir.mkdir()
+    monkeypatch.chdir(workdir)
+    for extra in ([], ["--json"]):
+        assert main(["handoff", "--write", *extra, str(session_file)]) == 0
+        out, err = capsys.readouterr()
+        assert "warning: the handoff was not saved" in err
+        assert "Saved the handoff draft" not in out
+        assert '"saved"' not in out
+        assert "## What we accomplished" in out  # the handoff, as text
+    assert list(victim.iterdir()) == []
+    assert list(workdir.iterdir()) == []
+
+
+def test_cli_handoff_write_through_a_symlinked_driftguard_folder_is_refused(
+    session_file: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    project = tmp_path / "api"
+    target = tmp_path / "somewhere-else"
+    target.mkdir()
+    (project / ".driftguard").symlink_to(target, target_is_directory=True)
+    monkeypatch.chdir(project)
+    assert main(["handoff", "--write", str(session_file)]) == 2
+    err = capsys.readouterr().err
+    assert f"{project / '.driftguard'} is a symlink" in err
+    assert list(target.iterdir()) == []
+
+
+def test_a_symlinked_handoff_file_in_a_real_folder_is_refused_and_its_target_untouched(
+    session_file: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "api"
+    secret = tmp_path / "id_rsa"
+    secret.write_text("not for the next session\n", encoding="utf-8")
+    files = handoff_files(project)
+    files.folder.mkdir()
+    files.handoff.symlink_to(secret)
+    with pytest.raises(RefusedPathError, match=r"handoff\.md is a symlink"):
+        _save(session_file, project)
+    assert secret.read_text(encoding="utf-8") == "not for the next session\n"
+    assert not files.previous.exists()
+    with pytest.raises(RefusedPathError, match="is a symlink"):
+        take_handoff(project, OTHER_SESSION)
+
+
+def _gemini_session_without_cwd(path: Path) -> Path:
+    records = [
+        {"sessionId": "5e5e0000-aaaa-4bbb-8ccc-000000000001", "projectHash": "ab" * 32},
+        {"id": "u1", "type": "user", "content": "Add a retry to the uploader."},
+        {"id": "g1", "type": "gemini", "content": "Added, with a backoff."},
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def test_a_session_without_a_working_directory_is_saved_only_in_the_project_that_owns_it(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "uploader"
+    project.mkdir()
+    slug = isolated_home / ".gemini" / "tmp" / "uploader"
+    slug.mkdir(parents=True)
+    (slug / ".project_root").write_text(str(project), encoding="utf-8")
+    owned = parse_session(_gemini_session_without_cwd(slug / "chats" / "session-a-5e5e0000.jsonl"))
+    stray = parse_session(_gemini_session_without_cwd(tmp_path / "x" / "session-b-5e5e0000.jsonl"))
+    assert owned.cwd is None
+    assert handoff_target(owned, [project], found_for_project=False).project == project
+    refused = handoff_target(stray, [project], found_for_project=False)
+    assert refused.project is None
+    assert refused.reason is not None
+    assert "records no working directory" in refused.reason
+    assert handoff_target(stray, [project], found_for_project=True).project == project
+
+
+def test_the_deepest_project_holding_the_sessions_folder_is_chosen(
+    session_file: Path, tmp_path: Path
+) -> None:
+    session = parse_session(session_file)  # recorded in <tmp>/api
+    target = handoff_target(session, [tmp_path, tmp_path / "api"], found_for_project=False)
+    assert target == HandoffTarget(tmp_path / "api")

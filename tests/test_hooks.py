@@ -183,6 +183,26 @@ def test_the_session_that_saved_the_handoff_does_not_take_it_back_on_resume(
     assert handoff_files(project).pending.exists()  # still waiting for another session
 
 
+def test_a_handoff_behind_a_symlinked_driftguard_folder_is_neither_read_nor_claimed(
+    project: Path, transcript: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    planted = tmp_path / "planted-project"
+    planted.mkdir()
+    elsewhere = write_claude_session(
+        tmp_path / "projects" / "-planted" / "p.jsonl", REPLIES, cwd=str(planted)
+    )
+    _save_handoff_of(elsewhere, planted)  # a waiting handoff, in another project
+    capsys.readouterr()
+    (project / ".driftguard").symlink_to(planted / ".driftguard", target_is_directory=True)
+    next_start = session_start_payload(transcript, project, session_id=NEXT_SESSION_ID)
+    assert run_hook("session-start", next_start) == ""
+    err = capsys.readouterr().err
+    assert f"{project / '.driftguard'} is a symlink" in err
+    assert handoff_files(planted).pending.exists()  # not claimed
+    assert not handoff_files(planted).consumed.exists()
+    assert read_pointer(project) == (transcript, "claude_code")  # the pointer still written
+
+
 def test_cli_session_start_prints_the_hook_json_and_exits_0(
     project: Path,
     transcript: Path,

@@ -6,9 +6,9 @@ gives after every append exactly what ``parse_session`` gives for the bytes so f
 checked on the shared corpus (read in place; the chunks go to a temporary folder) and on
 small synthetic files written here in our own words for each CLI.
 
-The other tests pin the cost model: an unchanged file is neither opened nor parsed, an
-appended file feeds only its new lines, and a truncated, replaced or rewritten file is read
-again from the start.
+The other tests pin the cost model: an unchanged file is not parsed and only its fingerprint
+is read, an appended file feeds only its new lines, and a truncated, replaced or rewritten
+file is read again from the start — also when the rewrite kept its size and mtime.
 """
 
 from __future__ import annotations
@@ -370,22 +370,130 @@ def test_synthetic_files_exercise_skipped_lines_and_several_messages(cli: str) -
 # --------------------------------------------------------------------------- cost model
 
 
-def test_repeat_call_on_unchanged_file_returns_the_same_object_and_reads_nothing(
-    tmp_path: Path, fed: FeedLog, monkeypatch: pytest.MonkeyPatch
+def _bytes_read() -> int:
+    """Bytes this process has read through read() calls so far (Linux ``/proc/self/io``)."""
+    try:
+        text = Path("/proc/self/io").read_text(encoding="ascii")
+    except OSError:
+        pytest.skip("/proc/self/io is not available here: bytes read cannot be counted")
+    return next(int(line.split()[1]) for line in text.splitlines() if line.startswith("rchar:"))
+
+
+def big_claude_session() -> bytes:
+    """The Claude session padded to about 4 MB with metadata lines of 1 KB each."""
+    filler = {"type": "permission-mode", "permissionMode": "default", "note": "x" * 1000}
+    content = claude_session() + _jsonl([filler] * 4000)
+    assert len(content) > 4_000_000
+    return content
+
+
+def test_repeat_call_on_unchanged_file_returns_the_same_object_and_reads_only_a_fingerprint(
+    tmp_path: Path, fed: FeedLog
 ) -> None:
-    path = claude_file(tmp_path)
+    path = claude_file(tmp_path, big_claude_session())
     cache = SessionCache()
     first = cache.get(path)
-    assert len(fed.lines) == len(lines_of(claude_session()))
     fed.lines.clear()
-
-    def no_open(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("the file was opened")
-
-    monkeypatch.setattr(Path, "open", no_open)
+    before = _bytes_read()
     assert cache.get(path) is first
     assert cache.get(path, "claude_code") is first
+    assert _bytes_read() - before < 64 * 1024  # two fingerprints, never the 4 MB file
     assert fed.lines == []
+
+
+def test_an_append_feeds_only_the_new_line_and_reads_only_a_little(
+    tmp_path: Path, fed: FeedLog
+) -> None:
+    path = claude_file(tmp_path, big_claude_session())
+    cache = SessionCache()
+    cache.get(path)
+    fed.lines.clear()
+    line = _jsonl([_claude("user", "u9", {"role": "user", "content": "One more request."})])
+    append(path, line)
+    before = _bytes_read()
+    after = cache.get(path)
+    assert _bytes_read() - before < 64 * 1024
+    assert fed.lines == [line.rstrip(b"\n")]
+    assert after == fed.expected(parse_session, path)
+
+
+def _rewrite_keeping_size_and_mtime(path: Path, content: bytes) -> None:
+    """Write ``content`` (as long as the file) over ``path`` in place, then set its mtime
+    back: size, mtime and inode all stay as they were (issue #9 item 6)."""
+    before = path.stat()
+    assert len(content) == before.st_size
+    with path.open("r+b") as fh:
+        fh.write(content)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (
+        before.st_ino,
+        before.st_size,
+        before.st_mtime_ns,
+    )
+
+
+def _before_and_after_a_rewrite(
+    folder: Path, fed: FeedLog, content: bytes, changed: bytes
+) -> tuple[Session, Session]:
+    """The cached session of ``content``, and the one after ``changed`` was written over
+    it with the same size and mtime, checked equal to a whole parse of ``changed``."""
+    path = claude_file(folder, content)
+    cache = SessionCache()
+    before = cache.get(path)
+    _rewrite_keeping_size_and_mtime(path, changed)
+    fed.lines.clear()
+    after = cache.get(path)
+    assert after == fed.expected(parse_session, path)
+    assert fed.lines == lines_of(changed)  # read again from the start
+    return before, after
+
+
+def test_a_rewrite_of_the_last_line_that_keeps_size_and_mtime_is_read_again(
+    tmp_path: Path, fed: FeedLog
+) -> None:
+    content = claude_session()
+    changed = content.replace(b"It might need a fixture.", b"It might need a teardown")
+    before, after = _before_and_after_a_rewrite(tmp_path, fed, content, changed)
+    assert after.assistant_texts[-1] == "It might need a teardown"
+    assert before.assistant_texts[-1] == "It might need a fixture."
+
+
+def test_a_rewrite_at_the_start_of_a_long_last_line_is_read_again(
+    tmp_path: Path, fed: FeedLog
+) -> None:
+    # The changed bytes lie more than FINGERPRINT_BYTES before the offset, but in the last
+    # complete line read, which the fingerprint always covers whole.
+    reply = "Sorted. " + "The key function now sorts unpaid invoices first. " * 200
+    content = padded_session() + _jsonl(
+        [_claude_reply("a7", "m6", [{"type": "text", "text": reply}], 700)]
+    )
+    changed = content.replace(b"Sorted. ", b"Broken. ", 1)
+    _, after = _before_and_after_a_rewrite(tmp_path, fed, content, changed)
+    assert after.assistant_texts[-1].startswith("Broken.")
+
+
+def test_a_rewrite_of_the_first_block_that_keeps_size_and_mtime_is_read_again(
+    tmp_path: Path, fed: FeedLog
+) -> None:
+    content = padded_session()
+    first = content.split(b"\n", 1)[0]
+    changed = b"#" * len(first) + content[len(first) :]  # a known record → a skipped line
+    before, after = _before_and_after_a_rewrite(tmp_path, fed, content, changed)
+    assert after.skipped_lines == before.skipped_lines + 1
+
+
+def test_a_legacy_gemini_json_rewritten_with_the_same_size_and_mtime_is_read_again(
+    tmp_path: Path,
+) -> None:
+    document = _legacy_gemini(
+        [_gemini_message("u1", "user", "hello"), _gemini_message("g1", "gemini", "first")]
+    )
+    path = write(tmp_path / ".gemini" / "tmp" / "p" / "chats" / "session-x-12345678.json", document)
+    cache = SessionCache()
+    assert cache.get(path).assistant_texts == ("first",)
+    _rewrite_keeping_size_and_mtime(path, document.replace(b'"first"', b'"again"'))
+    assert cache.get(path).assistant_texts == ("again",)
 
 
 def test_touched_file_without_new_bytes_keeps_the_same_session(

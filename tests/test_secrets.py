@@ -68,6 +68,15 @@ ENTROPY_VALUE = fake(B64, 40, 21)
 ENTROPY_SHORT = fake(B64, 32, 22)  # high-entropy, but not AWS's 40 characters
 AWS_SECRET = fake(B64, 40, 23)
 AWS_SECRET_LONG = fake(B64, 42, 24)  # AWS's 40 characters and a stray tail
+SENDGRID = "SG." + fake(URLSAFE, 22, 31) + "." + fake(URLSAFE, 43, 32)
+SLACK_HOOK_IDS = "T" + fake(UPPER_ALNUM, 8, 33) + "/B" + fake(UPPER_ALNUM, 10, 34)
+SLACK_HOOK = fake(ALNUM, 24, 35)
+NPM = "npm_" + fake(ALNUM, 36, 36)
+PYPI = "pypi-AgEIcHlwaS5vcmc" + fake(URLSAFE, 60, 37)
+DIGITALOCEAN = "dop_v1_" + fake("0123456789abcdef", 64, 38)
+DATABRICKS = "dapi" + fake("0123456789abcdef", 32, 39)
+AGE_KEY = "AGE-SECRET-KEY-1" + fake("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58, 41)
+TELEGRAM = fake(string.digits, 10, 42) + ":AA" + fake(URLSAFE, 33, 43)
 RSA_KEY = pem("RSA PRIVATE KEY", 30)
 OPENSSH_KEY = pem("OPENSSH PRIVATE KEY", 40)
 
@@ -140,6 +149,29 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("password", 'psql "host=db user=app password=hunter2 dbname=app"', "hunter2"),
     ("password", "docker run -e MYSQL_ROOT_PASSWORD=hunter2 mysql:8", "hunter2"),
     ("password", "/home/dev/notes/PGPASSWORD=hunter2.md", "hunter2.md"),
+    ("sendgrid-key", f"sg = SendGridAPIClient('{SENDGRID}')", SENDGRID),
+    (
+        "slack-webhook",
+        f"POST https://hooks.slack.com/services/{SLACK_HOOK_IDS}/{SLACK_HOOK}",
+        SLACK_HOOK,
+    ),
+    ("service-token", f"//registry.npmjs.org/:_authToken={NPM}", NPM),
+    ("service-token", f"twine upload -p {PYPI} dist/*", PYPI),
+    ("service-token", f"doctl auth init -t {DIGITALOCEAN}", DIGITALOCEAN),
+    ("service-token", f"databricks configure --token {DATABRICKS}", DATABRICKS),
+    ("service-token", f"# public key: age1x\n{AGE_KEY}\n", AGE_KEY),
+    ("service-token", f"TeleBot('{TELEGRAM}')", TELEGRAM),
+    (
+        "password-prose",
+        "my password is Hunter-42-Correct-Horse, please log in",
+        "Hunter-42-Correct-Horse",
+    ),
+    ("password-prose", "the password for staging was tr0ub4dor.", "tr0ub4dor"),
+    ("password-prose", 'The wifi password is "blue sky forty two".', "blue sky forty two"),
+    ("password-prose", "set the passphrase to CorrectHorse and save", "CorrectHorse"),
+    ("netrc-password", "machine api.example.com login deploy password Zq8netrcPw", "Zq8netrcPw"),
+    ("netrc-password", "machine git.example.org\n  login ci\n  password s3cr3t\n", "s3cr3t"),
+    ("netrc-password", "default login anonymous password guest@", "guest@"),
     ("cli-password", "mysql -u root -pMyS3cretPass!", "MyS3cretPass!"),
     ("cli-password", "mysqldump -h db -uroot -p'two words' app > dump.sql", "two words"),
     ("cli-password", "docker exec db mariadb -uroot -phunter2 -e 'select 1'", "hunter2"),
@@ -163,6 +195,20 @@ PNG_PREFIX = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ
 
 # (rule it nearly matches, text that must pass unchanged)
 NEAR_MISSES: list[tuple[str, str]] = [
+    ("sendgrid-key", "SG.example is a placeholder; SG." + fake(URLSAFE, 22, 80) + ".short"),
+    ("slack-webhook", "see https://hooks.slack.com/services/ for the docs"),
+    ("slack-webhook", "https://api.slack.com/messaging/webhooks#posting_with_webhooks"),
+    ("service-token", "npm_config_cache=/tmp/npm and hf_hub_download(repo)"),
+    ("service-token", "pip install pypi-simple; the port is 8080:8080 in compose"),
+    ("service-token", "timestamps 1700000000:1700000099 in the log"),
+    ("password-prose", "The password is stored in the vault; the password was reset."),
+    ("password-prose", "Error: password is required. Password: ******"),
+    ("password-prose", "set the password to something strong; password is: <your password>"),
+    ("password-prose", "password = os.environ['DB_PASSWORD']; password: str"),
+    ("password-prose", "the password for $USER is in ~/.pgpass"),
+    ("netrc-password", "On this machine, login with SSO; password resets go to IT."),
+    ("netrc-password", "machine learning login page: password policy explained"),
+    ("netrc-password", "machine api.example.com login deploy password $NETRC_PASSWORD"),
     ("private-key", pem("PUBLIC KEY", 60)),
     ("private-key", pem("CERTIFICATE", 61)),
     ("aws-access-key", "AKIA is the prefix of an access key id; AKIA1234 is too short"),
@@ -239,7 +285,7 @@ NEAR_MISSES: list[tuple[str, str]] = [
 ]
 
 
-def test_rule_ids_are_the_fifteen_documented_ones_in_priority_order() -> None:
+def test_rule_ids_are_the_twenty_documented_ones_in_priority_order() -> None:
     assert RULE_IDS == (
         "private-key",
         "aws-access-key",
@@ -250,11 +296,16 @@ def test_rule_ids_are_the_fifteen_documented_ones_in_priority_order() -> None:
         "slack-token",
         "google-api-key",
         "stripe-key",
+        "sendgrid-key",
+        "slack-webhook",
+        "service-token",
         "jwt",
         "bearer-token",
         "url-credentials",
         "entropy-assignment",
         "password",
+        "password-prose",
+        "netrc-password",
         "cli-password",
     )
 

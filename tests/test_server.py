@@ -69,6 +69,12 @@ def _session_file(project: Path, home: Path) -> Path:
     return folder / "aaaaaaaa-0000-4000-8000-000000000001.jsonl"
 
 
+def _named_file(home: Path, name: str = "s.jsonl") -> Path:
+    """A session file a caller names by path: in Claude Code's session folder of the
+    home, where MCP may read it (issue #9 item 2), for another project than the server's."""
+    return home / ".claude" / "projects" / "-elsewhere" / name
+
+
 async def test_tools_are_read_only_except_save_handoff_and_declare_their_output(
     client: Client,
 ) -> None:
@@ -93,9 +99,9 @@ async def test_tools_are_read_only_except_save_handoff_and_declare_their_output(
 
 
 async def test_get_drift_of_an_explicit_path_reports_the_design_fields(
-    client: Client, tmp_path: Path
+    client: Client, isolated_home: Path
 ) -> None:
-    session = write_claude_session(tmp_path / "s.jsonl", ["same reply words here"] * 5)
+    session = write_claude_session(_named_file(isolated_home), ["same reply words here"] * 5)
     result = await client.call_tool("get_drift", {"session": str(session)})
     assert result.is_error is False
     data = result.structured_content
@@ -249,7 +255,7 @@ def _server_env(home: Path) -> dict[str, str]:
 async def test_a_real_stdio_server_process_answers_get_drift(
     tmp_path: Path, isolated_home: Path
 ) -> None:
-    session = write_claude_session(tmp_path / "s.jsonl", ["one reply", "two replies"])
+    session = write_claude_session(_named_file(isolated_home), ["one reply", "two replies"])
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "driftguard", "serve"],
@@ -265,7 +271,7 @@ async def test_a_real_stdio_server_process_answers_get_drift(
 
 
 def test_every_stdout_line_of_the_server_is_json_rpc(tmp_path: Path, isolated_home: Path) -> None:
-    session = write_claude_session(tmp_path / "s.jsonl", ["one reply", "two replies"])
+    session = write_claude_session(_named_file(isolated_home), ["one reply", "two replies"])
     requests: list[dict[str, Any]] = [
         {
             "jsonrpc": "2.0",
@@ -343,41 +349,120 @@ async def test_the_handoff_prompt_names_where_it_looked_when_nothing_is_found(
         await client.get_prompt("handoff", {})
 
 
-async def test_the_handoff_prompt_takes_a_session(client: Client, tmp_path: Path) -> None:
-    session = write_claude_session(tmp_path / "s.jsonl", ["first reply", "second reply"])
+async def test_the_handoff_prompt_takes_a_session(client: Client, isolated_home: Path) -> None:
+    session = write_claude_session(_named_file(isolated_home), ["first reply", "second reply"])
     prompt = await client.get_prompt("handoff", {"session": str(session)})
     assert str(session) in prompt.messages[0].content.text  # type: ignore[union-attr]
 
 
-async def test_a_named_session_belongs_to_its_own_project(
-    client: Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+async def test_a_session_file_naming_a_victim_folder_is_not_saved_there_nor_anywhere(
+    client: Client, tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    elsewhere = tmp_path / "other-project"
-    elsewhere.mkdir()
-    session = write_claude_session(tmp_path / "s.jsonl", ["a reply", "b reply"], cwd=str(elsewhere))
+    victim = tmp_path / "victim-project"
+    victim.mkdir()
+    session = write_claude_session(
+        _named_file(isolated_home), ["a reply", "b reply"], cwd=str(victim)
+    )
     server_cwd = tmp_path / "server-cwd"
     server_cwd.mkdir()
     monkeypatch.chdir(server_cwd)
     result = await client.call_tool("save_handoff", {"session": str(session)})
+    assert result.is_error is False
     data = result.structured_content
     assert data is not None
-    assert data["saved_to"] == str(elsewhere / ".driftguard" / "handoff.md")
-    assert not (server_cwd / ".driftguard").exists()
+    assert data["saved_to"] is None
+    assert data["checkpoint"] is None
+    assert any("was not saved" in note for note in data["notes"])
+    assert "## What we accomplished" in data["prompt"]  # the handoff, as text
+    assert "Note: the handoff was not saved" in result.content[0].text  # type: ignore[union-attr]
+    assert list(victim.iterdir()) == []
+    assert list(server_cwd.iterdir()) == []
 
 
-async def test_a_folder_as_session_is_refused_as_a_folder(client: Client, tmp_path: Path) -> None:
-    result = await client.call_tool("get_drift", {"session": str(tmp_path)})
+async def test_a_session_of_the_servers_project_is_saved_in_that_project(
+    client: Client, project: Path, isolated_home: Path
+) -> None:
+    result = await client.call_tool(
+        "save_handoff", {"session": str(_session_file(project, isolated_home))}
+    )
+    data = result.structured_content
+    assert data is not None
+    assert data["saved_to"] == str(project / ".driftguard" / "handoff.md")
+    assert data["notes"] == []
+
+
+async def test_a_session_in_a_subfolder_of_the_project_is_saved_in_the_project(
+    client: Client, project: Path, isolated_home: Path
+) -> None:
+    session = write_claude_session(
+        _named_file(isolated_home), ["a reply", "b reply"], cwd=str(project / "src" / "api")
+    )
+    result = await client.call_tool("save_handoff", {"session": str(session)})
+    assert result.structured_content is not None
+    assert result.structured_content["saved_to"] == str(project / ".driftguard" / "handoff.md")
+
+
+async def test_the_clients_declared_roots_are_projects_a_handoff_may_be_saved_in(
+    mode: str, tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcp.types import ListRootsResult, Root
+
+    root = tmp_path / "workspace"
+    root.mkdir()
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    monkeypatch.chdir(isolated_home)  # a host that starts servers in the home folder
+
+    async def roots(*_args: Any) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=root.as_uri(), name="workspace")])  # type: ignore[arg-type]
+
+    ours = write_claude_session(_named_file(isolated_home, "a.jsonl"), ["x", "y"], cwd=str(root))
+    theirs = write_claude_session(
+        _named_file(isolated_home, "b.jsonl"), ["x", "y"], cwd=str(victim)
+    )
+    async with Client(create_server(), mode=mode, list_roots_callback=roots) as rooted:  # type: ignore[arg-type]
+        saved = await rooted.call_tool("save_handoff", {"session": str(ours)})
+        refused = await rooted.call_tool("save_handoff", {"session": str(theirs)})
+    assert saved.structured_content is not None
+    assert saved.structured_content["saved_to"] == str(root / ".driftguard" / "handoff.md")
+    assert refused.structured_content is not None
+    assert refused.structured_content["saved_to"] is None
+    assert list(victim.iterdir()) == []
+
+
+async def test_a_symlinked_driftguard_folder_is_refused_with_a_clear_message(
+    client: Client, project: Path, isolated_home: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (project / ".driftguard").symlink_to(elsewhere, target_is_directory=True)
+    result = await client.call_tool("save_handoff", {})
+    assert result.is_error is True
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert f"{project / '.driftguard'} is a symlink" in text
+    assert "never through a link" in text
+    assert list(elsewhere.iterdir()) == []
+
+
+async def test_a_folder_as_session_is_refused_as_a_folder(
+    client: Client, isolated_home: Path
+) -> None:
+    folder = _named_file(isolated_home).parent
+    folder.mkdir(parents=True)
+    result = await client.call_tool("get_drift", {"session": str(folder)})
     assert result.is_error is True
     assert "is a folder" in result.content[0].text  # type: ignore[union-attr]
 
 
 async def test_the_window_claude_code_reported_overrides_the_inferred_one(
-    client: Client, tmp_path: Path
+    client: Client, isolated_home: Path
 ) -> None:
     from driftguard.livecache import write_host_window
 
     session = write_claude_session(
-        tmp_path / "s.jsonl", ["one reply", "two replies"], session_id="cccccccc-0000-4000-8000-0"
+        _named_file(isolated_home),
+        ["one reply", "two replies"],
+        session_id="cccccccc-0000-4000-8000-0",
     )
     before = await client.call_tool("get_drift", {"session": str(session)})
     assert before.structured_content is not None
@@ -386,3 +471,117 @@ async def test_the_window_claude_code_reported_overrides_the_inferred_one(
     after = await client.call_tool("get_drift", {"session": str(session)})
     assert after.structured_content is not None
     assert after.structured_content["session"]["context_window"] == 1_000_000
+
+
+# --- reading only session files (issue #9 item 2) ---------------------------------------
+
+SECRET_NOTE = "PRIVATE-NOTE-7f3a9c: the quarterly numbers are 4,812,300"
+"""Text of a transcript-shaped file outside every session folder: must never come back."""
+
+
+def _outside_transcript(tmp_path: Path) -> Path:
+    return write_claude_session(tmp_path / "notes" / "notes.jsonl", [SECRET_NOTE, SECRET_NOTE])
+
+
+async def _refusals(client: Client, session: str) -> list[str]:
+    """The error text of every tool and of the prompt, asked about ``session``."""
+    texts = []
+    for tool in ("get_drift", "get_handoff", "save_handoff", "get_trend"):
+        result = await client.call_tool(tool, {"session": session})
+        assert result.is_error is True, tool
+        assert result.structured_content is None
+        texts.append(result.content[0].text)  # type: ignore[union-attr]
+    with pytest.raises(MCPError) as caught:
+        await client.get_prompt("handoff", {"session": session})
+    texts.append(str(caught.value))
+    return texts
+
+
+async def test_a_transcript_outside_the_session_folders_is_refused_by_every_tool_with_the_rule(
+    client: Client, tmp_path: Path
+) -> None:
+    outside = _outside_transcript(tmp_path)
+    for text in await _refusals(client, str(outside)):
+        assert "refused: over MCP, session is a session id or a session file under" in text
+        assert ".claude/projects" in text
+        assert "sessionFolders" in text
+        assert "PRIVATE-NOTE" not in text
+        assert "4,812,300" not in text
+    assert not (tmp_path / "notes" / ".driftguard").exists()
+
+
+async def test_a_path_that_climbs_out_of_a_session_folder_is_refused(
+    client: Client, tmp_path: Path, isolated_home: Path
+) -> None:
+    outside = _outside_transcript(tmp_path)
+    climbing = Path(os.path.relpath(outside, isolated_home / ".claude" / "projects"))
+    sneaky = isolated_home / ".claude" / "projects" / climbing  # ~/.claude/projects/../../…
+    assert ".." in sneaky.parts
+    assert sneaky.resolve() == outside.resolve()
+    for text in await _refusals(client, str(sneaky)):
+        assert "refused" in text
+        assert "PRIVATE-NOTE" not in text
+
+
+async def test_a_symlink_in_a_session_folder_to_a_file_outside_is_refused(
+    client: Client, tmp_path: Path, isolated_home: Path
+) -> None:
+    outside = _outside_transcript(tmp_path)
+    link = _named_file(isolated_home, "11111111-2222-4333-8444-555555555555.jsonl")
+    link.parent.mkdir(parents=True)
+    link.symlink_to(outside)
+    for session in (str(link), "11111111-2222-4333-8444-555555555555"):
+        result = await client.call_tool("get_drift", {"session": session})
+        assert result.is_error is True
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert "PRIVATE-NOTE" not in text
+        assert "refused" in text or "no session file named after" in text
+
+
+async def test_the_users_home_config_is_outside_the_session_folders(
+    client: Client, isolated_home: Path
+) -> None:
+    claude_json = isolated_home / ".claude.json"
+    claude_json.write_text(json.dumps({"sessionId": "x", "messages": []}), encoding="utf-8")
+    result = await client.call_tool("get_drift", {"session": str(claude_json)})
+    assert result.is_error is True
+    assert "refused" in result.content[0].text  # type: ignore[union-attr]
+
+
+async def test_a_folder_listed_in_session_folders_may_be_read(
+    client: Client, tmp_path: Path, isolated_home: Path
+) -> None:
+    outside = write_claude_session(tmp_path / "archive" / "old.jsonl", ["one reply", "two"])
+    (isolated_home / ".driftclirc").write_text(
+        json.dumps({"sessionFolders": [str(tmp_path / "archive")]}), encoding="utf-8"
+    )
+    result = await client.call_tool("get_drift", {"session": str(outside)})
+    assert result.is_error is False
+    assert result.structured_content is not None
+    assert result.structured_content["session"]["path"] == str(outside)
+
+
+async def test_the_project_config_may_list_session_folders_relative_to_the_project(
+    client: Client, project: Path
+) -> None:
+    (project / ".driftcli").write_text(json.dumps({"sessionFolders": ["transcripts"]}))
+    inside = write_claude_session(project / "transcripts" / "t.jsonl", ["a reply", "b reply"])
+    result = await client.call_tool("get_drift", {"session": str(inside)})
+    assert result.is_error is False
+
+
+async def test_a_session_id_is_found_only_inside_the_session_folders(
+    client: Client, tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session_id = "99999999-0000-4000-8000-000000000009"
+    monkeypatch.chdir(tmp_path)
+    write_claude_session(tmp_path / f"{session_id}.jsonl", [SECRET_NOTE, SECRET_NOTE])
+    missing = await client.call_tool("get_drift", {"session": session_id})
+    assert missing.is_error is True
+    assert "no session file named after" in missing.content[0].text  # type: ignore[union-attr]
+    inside = write_claude_session(
+        _named_file(isolated_home, f"{session_id}.jsonl"), ["ok", "fine"], session_id=session_id
+    )
+    found = await client.call_tool("get_drift", {"session": session_id})
+    assert found.structured_content is not None
+    assert found.structured_content["session"]["path"] == str(inside)

@@ -231,3 +231,42 @@ def test_detection_passes_over_a_type_that_is_an_array_or_object(
     record = {"type": "session_meta", "payload": {"id": "t", "cwd": "/w"}}
     path.write_bytes(jsonl([{"type": kind}, {"type": kind, "payload": {}}, record]))
     assert detect_cli(path) == "codex_cli"
+
+
+@pytest.mark.parametrize(
+    ("name", "document"),
+    [
+        (
+            ".claude.json",
+            {
+                "numStartups": 12,
+                "userID": "0" * 64,
+                "lastSessionId": "11111111-2222-4333-8444-555555555555",
+                "projects": {"/home/dev/app": {"allowedTools": [], "messages": []}},
+            },
+        ),
+        ("settings.json", {"theme": "dark", "mcpServers": {"x": {"command": "y"}}}),
+        ("session-2026-01-01T00-00-abcdef12.json", {"messages": []}),
+        ("session-2026-01-01T00-00-abcdef12.json", {"sessionId": 7, "messages": []}),
+        ("package.json", {"name": "app", "sessionId": "x", "messages": "none"}),
+    ],
+    ids=["claude-json", "settings-json", "messages-only", "numeric-session-id", "not-a-list"],
+)
+def test_json_without_the_shape_of_a_session_is_not_a_session_file(
+    tmp_path: Path, name: str, document: dict[str, object]
+) -> None:
+    path = tmp_path / ".gemini" / "tmp" / "app" / "chats" / name
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(SessionFormatError, match="not a session file"):
+        detect_cli(path)
+
+
+def test_a_jsonl_file_of_other_records_is_not_a_session_whatever_its_name(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / ".gemini" / "tmp" / "app" / "chats" / "session-2026-x-abcdef12.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(jsonl([{"display": "a prompt", "timestamp": 1, "project": "/w"}]))
+    with pytest.raises(SessionFormatError, match="cannot tell which CLI"):
+        detect_cli(path)

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from conftest import CORPUS, corpus_file
 
-from driftguard.adapters import gemini_cli
+from driftguard.adapters import detect_cli, gemini_cli
 from driftguard.adapters._common import estimate_tokens, iter_lines, open_session_file
 from driftguard.adapters.gemini_cli import GeminiCliParser, parse
 from driftguard.errors import SessionFormatError
@@ -766,17 +766,37 @@ def test_a_legacy_json_with_bad_token_input_is_no_usage(tmp_path: Path, bad: Any
     assert session.context_tokens == estimate_tokens(session.messages)
 
 
-def test_a_legacy_json_nested_too_deeply_is_a_format_error_naming_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    "deep",
+    [TOO_DEEP, "[" * 400 + "]" * 400],
+    ids=["beyond-the-decoder", "beyond-max-depth"],
+)
+def test_one_message_nested_too_deeply_in_a_legacy_json_skips_only_that_message(
+    tmp_path: Path, deep: str
 ) -> None:
-    monkeypatch.setattr(gemini_cli, "LEGACY_RETRY_DELAY", 0.0)
-    path = legacy_file(tmp_path, '{"sessionId": "x", "messages": [' + TOO_DEEP + "]}")
+    bad = json.dumps(gemini("g1", "lost", tokens=1)).replace('"lost"', deep)
+    messages = [json.dumps(user("u1", "hello")), bad, json.dumps(gemini("g2", "still", tokens=800))]
+    head = f'"sessionId": "{SID}", "projectHash": "{"cd" * 32}"'
+    document = f'{{{head}, "messages": [{", ".join(messages)}]}}'
+    path = legacy_file(tmp_path, document)
+    session = parse(path)
+    assert roles(session) == [("user", "hello"), ("assistant", "still")]
+    assert session.skipped_lines == 1
+    assert session.session_id == SID
+    assert session.context_tokens == 800
+    assert detect_cli(path) == "gemini_cli"
+
+
+def test_a_legacy_json_whose_object_cannot_be_delimited_is_a_format_error_naming_it(
+    tmp_path: Path,
+) -> None:
+    path = legacy_file(tmp_path, '{"sessionId": "x", "messages": [' + TOO_DEEP)
     with pytest.raises(SessionFormatError, match=f"{path} .*nested too deeply"):
         parse(path)
-    # Decodable, but deeper than any session file nests: refused the same way.
-    path.write_text('{"sessionId": "x", "messages": [' + "[" * 400 + "]" * 400 + "]}")
-    with pytest.raises(SessionFormatError, match=f"{path} .*nested too deeply"):
-        parse(path)
+    path.write_text('{"sessionId": "x", "messages": ' + TOO_DEEP + "}")
+    session = parse(path)  # the messages list holds one (too deep) element, skipped
+    assert session.messages == ()
+    assert session.skipped_lines == 1
 
 
 def test_tool_arguments_and_responses_nested_deeply_do_not_break_the_parse(

@@ -1,0 +1,283 @@
+"""A corpus of credential kinds and near misses, for measuring secret detectors (issue #9
+item 3): the secret gate's own rules and the detect-secrets library.
+
+Every value is synthetic: built at import time from a seeded generator in the shape the
+issuer documents (prefix, length, alphabet), so the file holds no key-shaped literal and
+no real credential. Each :class:`Kind` is one credential kind in a realistic line (a
+command, an env file line, a config snippet, prose) with the spans that must never be
+shown; each :class:`NearMiss` is a line that holds something secret-shaped but public (a
+digest, an id, a public key, an image) and must pass any detector unchanged.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import random
+import string
+from dataclasses import dataclass
+
+ALNUM = string.ascii_letters + string.digits
+LOWER_ALNUM = string.ascii_lowercase + string.digits
+UPPER_ALNUM = string.ascii_uppercase + string.digits
+URLSAFE = ALNUM + "_-"
+B64 = ALNUM + "+/"
+HEX = "0123456789abcdef"
+BECH32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
+
+
+def fake(alphabet: str, length: int, seed: int) -> str:
+    """A deterministic random string: the body of a made-up secret."""
+    rng = random.Random(seed)
+    return "".join(rng.choice(alphabet) for _ in range(length))
+
+
+def pem_lines(seed: int, lines: int = 6) -> tuple[str, ...]:
+    """The base64 body lines of a made-up PEM block (64 characters each)."""
+    return tuple(fake(B64, 64, seed + i) for i in range(lines))
+
+
+def pem(label: str, body: tuple[str, ...]) -> str:
+    joined = "\n".join(body)
+    return f"-----BEGIN {label}-----\n{joined}\n-----END {label}-----"
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One credential kind: ``text`` holds it as it appears in a transcript, ``secrets``
+    are the spans that must never be shown (each at least 6 characters)."""
+
+    name: str
+    text: str
+    secrets: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NearMiss:
+    """A line that looks secret-ish but is public; a detector must leave it unchanged."""
+
+    name: str
+    text: str
+
+
+def _kinds() -> list[Kind]:
+    aws_id = "AKIA" + fake(UPPER_ALNUM, 16, 101)
+    aws_secret = fake(B64, 40, 102)
+    ghp = "ghp_" + fake(ALNUM, 36, 103)
+    github_pat = "github_pat_" + fake(ALNUM, 22, 104) + "_" + fake(ALNUM, 59, 105)
+    gho = "gho_" + fake(ALNUM, 36, 106)
+    glpat = "glpat-" + fake(URLSAFE, 20, 107)
+    anthropic = "sk-ant-api03-" + fake(URLSAFE, 93, 108) + "AA"
+    openai = "sk-proj-" + fake(URLSAFE, 40, 109) + "T3BlbkFJ" + fake(URLSAFE, 40, 110)
+    slack_bot = "-".join(
+        ["xoxb", fake(string.digits, 12, 111), fake(string.digits, 13, 112), fake(ALNUM, 24, 113)]
+    )
+    webhook = fake(ALNUM, 24, 114)
+    webhook_url = (
+        f"https://hooks.slack.com/services/T{fake(UPPER_ALNUM, 8, 115)}/"
+        f"B{fake(UPPER_ALNUM, 10, 116)}/{webhook}"
+    )
+    google = "AIza" + fake(URLSAFE, 35, 117)
+    stripe = "sk_live_" + fake(ALNUM, 24, 118)
+    stripe_restricted = "rk_live_" + fake(ALNUM, 24, 119)
+    sendgrid = "SG." + fake(URLSAFE, 22, 120) + "." + fake(URLSAFE, 43, 121)
+    npm = "npm_" + fake(ALNUM, 36, 122)
+    pypi = "pypi-AgEIcHlwaS5vcmc" + fake(URLSAFE, 70, 123)
+    huggingface = "hf_" + fake(string.ascii_letters, 34, 124)
+    claims = {"sub": fake(LOWER_ALNUM, 12, 125), "iat": 1_790_000_000, "role": "admin"}
+    jwt = ".".join(
+        [
+            _b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode()),
+            _b64url(json.dumps(claims).encode()),
+            fake(URLSAFE, 43, 127),
+        ]
+    )
+    bearer = fake(ALNUM, 40, 128)
+    basic = base64.b64encode(b"deploy:" + fake(ALNUM, 16, 129).encode()).decode()
+    db_password = "S3cr3t-" + fake(ALNUM, 10, 130)
+    env_password = "hunter2-" + fake(ALNUM, 8, 131)
+    netrc_password = "Zq8-" + fake(ALNUM, 12, 132)
+    mysql_password = "Db!" + fake(ALNUM, 10, 133)
+    curl_password = "Adm1n-" + fake(ALNUM, 8, 134)
+    docker_password = "Dock3r-" + fake(ALNUM, 10, 135)
+    sshpass_password = "Ssh-" + fake(ALNUM, 10, 136)
+    api_key = fake(ALNUM, 32, 137)
+    client_secret = fake(URLSAFE, 40, 138)
+    rsa_body = pem_lines(139)
+    openssh_body = pem_lines(150)
+    account_key = fake(B64, 86, 160) + "=="
+    twilio = fake(HEX, 32, 161)
+    shopify = "shpat_" + fake(HEX, 32, 162)
+    digitalocean = "dop_v1_" + fake(HEX, 64, 163)
+    age = "AGE-SECRET-KEY-1" + fake(BECH32, 58, 164)
+    gcp_oauth = "GOCSPX-" + fake(URLSAFE, 28, 165)
+    telegram = fake(string.digits, 10, 166) + ":AA" + fake(URLSAFE, 33, 167)
+    square = "sq0csp-" + fake(URLSAFE, 43, 168)
+    databricks = "dapi" + fake(HEX, 32, 169)
+    k8s_password = base64.b64encode(fake(ALNUM, 18, 170).encode()).decode()
+    json_password = "Pa55-" + fake(ALNUM, 12, 171)
+    return [
+        Kind("aws-access-key-id", f"export AWS_ACCESS_KEY_ID={aws_id}", (aws_id,)),
+        Kind(
+            "aws-secret-access-key",
+            f"aws configure set aws_secret_access_key {aws_secret}",
+            (aws_secret,),
+        ),
+        Kind("github-classic-pat", f"git remote set-url origin with token {ghp}", (ghp,)),
+        Kind("github-fine-grained-pat", f"GH_TOKEN={github_pat} gh pr list", (github_pat,)),
+        Kind("github-oauth-token", f'{{"access_token": "{gho}", "scope": "repo"}}', (gho,)),
+        Kind("gitlab-pat", f"export GITLAB_TOKEN={glpat}", (glpat,)),
+        Kind("anthropic-api-key", f"ANTHROPIC_API_KEY={anthropic}", (anthropic,)),
+        Kind("openai-api-key", f"client = OpenAI(api_key='{openai}')", (openai,)),
+        Kind("slack-bot-token", f"SLACK_BOT_TOKEN={slack_bot}", (slack_bot,)),
+        Kind("slack-webhook-url", f"curl -X POST -d @msg.json {webhook_url}", (webhook,)),
+        Kind("google-api-key", f'const firebase = {{ apiKey: "{google}" }};', (google,)),
+        Kind("stripe-secret-key", f"stripe.api_key = '{stripe}'", (stripe,)),
+        Kind("stripe-restricted-key", f"STRIPE_KEY={stripe_restricted}", (stripe_restricted,)),
+        Kind("sendgrid-api-key", f"sg = SendGridAPIClient('{sendgrid}')", (sendgrid,)),
+        Kind("npm-token", f"//registry.npmjs.org/:_authToken={npm}", (npm,)),
+        Kind("pypi-token", f"twine upload -u __token__ -p {pypi} dist/*", (pypi,)),
+        Kind("huggingface-token", f"huggingface-cli login --token {huggingface}", (huggingface,)),
+        Kind("jwt", f"the cookie session={jwt}; Path=/", (jwt,)),
+        Kind("bearer-header", f'curl -H "Authorization: Bearer {bearer}" api/v1', (bearer,)),
+        Kind("basic-auth-header", f"Authorization: Basic {basic}", (basic,)),
+        Kind(
+            "url-credentials",
+            f"DATABASE_URL=postgres://app:{db_password}@db.internal:5432/app",
+            (db_password,),
+        ),
+        Kind("password-assignment", f"DB_PASSWORD={env_password}", (env_password,)),
+        Kind(
+            "password-in-prose",
+            "my password is Hunter-42-Correct-Horse, please log in for me",
+            ("Hunter-42-Correct-Horse",),
+        ),
+        Kind(
+            "password-in-prose-colon",
+            "the root password: Tr0ub4dor&3x (change it tomorrow)",
+            ("Tr0ub4dor&3x",),
+        ),
+        Kind(
+            "netrc-line",
+            f"machine api.example.com login deploy password {netrc_password}",
+            (netrc_password,),
+        ),
+        Kind(
+            "netrc-file",
+            f"machine git.example.org\n  login ci-bot\n  password {netrc_password}x\n",
+            (netrc_password + "x",),
+        ),
+        Kind("mysql-password-flag", f"mysql -u root -p{mysql_password} shop", (mysql_password,)),
+        Kind(
+            "curl-user-password",
+            f"curl -u admin:{curl_password} https://ci.example.com/api",
+            (curl_password,),
+        ),
+        Kind(
+            "docker-login-password",
+            f"docker login -u bot -p {docker_password} registry.example.com",
+            (docker_password,),
+        ),
+        Kind(
+            "sshpass-password",
+            f"sshpass -p '{sshpass_password}' ssh deploy@web1",
+            (sshpass_password,),
+        ),
+        Kind("api-key-in-json", f'{{"service": "maps", "api_key": "{api_key}"}}', (api_key,)),
+        Kind(
+            "client-secret-in-yaml", f"oauth:\n  client_secret: {client_secret}\n", (client_secret,)
+        ),
+        Kind(
+            "rsa-private-key",
+            f"the deploy key is\n{pem('RSA PRIVATE KEY', rsa_body)}\nuse it for CI",
+            rsa_body,
+        ),
+        Kind(
+            "openssh-private-key",
+            f"cat ~/.ssh/id_ed25519 gave:\n{pem('OPENSSH PRIVATE KEY', openssh_body)}\n",
+            openssh_body,
+        ),
+        Kind(
+            "azure-storage-connection-string",
+            "AZURE_STORAGE=DefaultEndpointsProtocol=https;AccountName=acme;"
+            f"AccountKey={account_key};EndpointSuffix=core.windows.net",
+            (account_key,),
+        ),
+        Kind("twilio-auth-token", f"TWILIO_AUTH_TOKEN={twilio}", (twilio,)),
+        Kind("shopify-access-token", f"X-Shopify-Access-Token: {shopify}", (shopify,)),
+        Kind("digitalocean-token", f"doctl auth init -t {digitalocean}", (digitalocean,)),
+        Kind("age-secret-key", f"# created: 2026-01-01\n{age}\n", (age,)),
+        Kind("gcp-oauth-client-secret", f'"client_secret": "{gcp_oauth}"', (gcp_oauth,)),
+        Kind("telegram-bot-token", f"bot = telebot.TeleBot('{telegram}')", (telegram,)),
+        Kind("square-oauth-secret", f"SQUARE_SECRET={square}", (square,)),
+        Kind("databricks-token", f"databricks configure --token {databricks}", (databricks,)),
+        Kind(
+            "kubernetes-secret-data",
+            f"kind: Secret\ndata:\n  password: {k8s_password}\n",
+            (k8s_password,),
+        ),
+        Kind(
+            "password-in-json",
+            f'{{"user": "admin", "password": "{json_password}"}}',
+            (json_password,),
+        ),
+    ]
+
+
+def _near_misses() -> list[NearMiss]:
+    digest = hashlib.sha256(b"driftguard").hexdigest()
+    png = base64.b64encode(bytes(random.Random(201).randrange(256) for _ in range(90))).decode()
+    integrity = base64.b64encode(hashlib.sha512(b"left-pad").digest()).decode()
+    return [
+        NearMiss("uuid", "session 123e4567-e89b-42d3-a456-426614174000 resumed"),
+        NearMiss("git-commit-sha", "git checkout 4b5a9b8c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a"),
+        NearMiss("git-short-sha", "reverted 4b5a9b8 and cherry-picked 9f3c2e1"),
+        NearMiss("sha256-digest", f"sha256sum dist/app.tar.gz: {digest}"),
+        NearMiss("docker-image-digest", f"image: registry.example.com/api@sha256:{digest}"),
+        NearMiss("npm-integrity", f'"integrity": "sha512-{integrity}"'),
+        NearMiss(
+            "ssh-ed25519-public-key",
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + fake(B64, 43, 202) + " dev@laptop",
+        ),
+        NearMiss(
+            "ssh-rsa-public-key",
+            "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABgQ" + fake(B64, 300, 203) + " dev@laptop",
+        ),
+        NearMiss("pem-public-key", pem("PUBLIC KEY", pem_lines(204, 4))),
+        NearMiss("pem-certificate", pem("CERTIFICATE", pem_lines(210, 8))),
+        NearMiss("base64-png-image", f'<img src="data:image/png;base64,iVBORw0KGgo{png}">'),
+        NearMiss("stripe-publishable-key", "Stripe('pk_live_" + fake(ALNUM, 24, 220) + "')"),
+        NearMiss("aws-arn", "arn:aws:iam::123456789012:role/deploy-role"),
+        NearMiss("go-sum-line", "golang.org/x/net v0.21.0 h1:" + fake(B64, 43, 221) + "="),
+        NearMiss("public-ip-address", "resolved api.example.com to 93.184.216.34 in 12 ms"),
+        NearMiss("email-address", "assign the review to dev.lead@example.com"),
+        NearMiss("git-ssh-remote", "git@github.com:acme/importer.git"),
+        NearMiss("password-talk", "The password is stored in the vault; the password was reset."),
+        NearMiss("password-required", "Error: password is required (min length 12)."),
+        NearMiss("password-type-hint", "def login(user: str, password: str) -> Token:"),
+        NearMiss("password-from-env", 'password = os.environ["DB_PASSWORD"]'),
+        NearMiss("password-placeholder", "export PGPASSWORD=$DB_PASS && psql -h db"),
+        NearMiss("token-count", "max_tokens=4096 and the token budget is 128000"),
+        NearMiss("minified-identifier", "e.exports=function(t){return t.replace(/\\s+/g,'-')}"),
+        NearMiss(
+            "long-camel-case-identifier",
+            "AbstractSingletonProxyFactoryBeanConfigurationRegistryPostProcessor",
+        ),
+        NearMiss("semver-and-date", "released v2.14.3 on 2026-11-30T10:00:00Z"),
+        NearMiss("netrc-in-prose", "On this machine, login with SSO; password resets go to IT."),
+        NearMiss("scikit-learn", "pip install scikit-learn sk-learn-compat"),
+        NearMiss("file-path", "/home/dev/.cache/pip/wheels/4b/5a/9b8c0d1e2f3a4b5c6d7e8f9a"),
+        NearMiss("url-without-credentials", "https://api.example.com/v1/users?page=2&per_page=50"),
+        NearMiss("ci-cache-key", f"cache-key: node-modules-{digest}"),
+        NearMiss("http-etag", f'ETag: "{digest[:32]}"'),
+        NearMiss("tokenizer-hash", f"tokenizer_hash={digest}"),
+    ]
+
+
+KINDS: tuple[Kind, ...] = tuple(_kinds())
+NEAR_MISSES: tuple[NearMiss, ...] = tuple(_near_misses())
