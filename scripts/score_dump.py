@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -49,7 +50,10 @@ from pathlib import Path
 from driftguard.adapters import parse_session
 from driftguard.presets import load_preset
 from driftguard.scoring import score_session
-session = parse_session(Path(sys.argv[1]))
+try:
+    session = parse_session(Path(sys.argv[1]))
+except Exception as exc:
+    sys.exit(f"{type(exc).__name__}: {exc}")
 for preset in ("coding", "seed"):
     config = load_preset(preset)
     for goal in (None, sys.argv[2]):
@@ -101,7 +105,11 @@ def dump(out: Path, corpus: Path) -> int:
             name = str(path.relative_to(corpus)).replace("/", "__") + ".out"
             (folder / name).write_bytes(_run([str(path), *extra]))
         if variant != "seed-goal":
-            (folder / "DEMO.out").write_bytes(_run(["--demo", *extra]))
+            # The demo's path is where driftguard is installed: the same file either way.
+            demo = re.sub(
+                rb'"path": "[^"]*/demo-session', b'"path": "<demo>', _run(["--demo", *extra])
+            )
+            (folder / "DEMO.out").write_bytes(demo)
     folder = out / "raw"
     folder.mkdir(parents=True, exist_ok=True)
     for path in files:
