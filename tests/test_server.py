@@ -327,6 +327,48 @@ def test_every_stdout_line_of_the_server_is_json_rpc(tmp_path: Path, isolated_ho
     assert answer["result"]["structuredContent"]["session"]["path"] == str(session)
 
 
+HEAVY_MODULES = (
+    "numpy",
+    "sklearn",
+    "watchdog",
+    "msgspec",
+    "driftguard.adapters",
+    "driftguard.engine",
+    "driftguard.incremental",
+    "driftguard.scoring",
+    "driftguard.history",
+    "driftguard.secrets",
+)
+"""What a server does not import before its first tool call (issue #10)."""
+
+
+def test_a_server_answers_initialize_and_lists_its_tools_before_importing_the_engine(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    # Start-up time is measured in benchmarks/bench_drift.py; this checks what it is made of.
+    code = (
+        "import sys, anyio\n"
+        "from mcp import Client\n"
+        "import driftguard.cli\n"
+        "from driftguard.server import create_server\n"
+        "async def go():\n"
+        "    async with Client(create_server(), mode='legacy') as c:\n"
+        "        await c.list_tools()\n"
+        "        await c.list_prompts()\n"
+        "anyio.run(go)\n"
+        f"print(sorted(m for m in {HEAVY_MODULES!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=_server_env(isolated_home),
+        cwd=tmp_path,
+        check=True,
+    )
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
 async def test_under_cursor_the_result_says_which_cli_session_was_scored(
     project: Path,
 ) -> None:
