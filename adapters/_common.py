@@ -81,6 +81,9 @@ _PATH_KEYS = (
     "filename",
 )
 _COMMAND_KEYS = ("command", "cmd")
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""``json.dumps(…, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``, made once
+(``json.dumps`` with arguments builds this encoder on every call)."""
 
 
 def open_session_file(path: Path) -> IO[bytes]:
@@ -387,7 +390,7 @@ def make_tool_call(name: str, args: object) -> ToolCall:
         except ValueError:  # not JSON (or nested too deeply): digested as the text it is
             decoded = args
         args = decoded
-    canonical = json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    canonical = _CANONICAL.encode(args)
     # surrogatepass: JSON "\ud800" escapes decode to lone surrogates, which strict UTF-8
     # refuses; any other text encodes exactly as before.
     digest = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:16]
