@@ -27,7 +27,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from driftguard.scoring.text import count_phrases, remove_code, word_trigrams, words
+from driftguard.scoring.text import count_phrases, folded, remove_code, word_trigrams
 
 __all__ = [
     "HEDGE_PHRASES",
@@ -197,7 +197,8 @@ def _hedge_features(text: str) -> tuple[int, int]:
     costs one dictionary lookup).
     """
     prose = remove_code(text)
-    return count_phrases(prose, HEDGE_PHRASES), len(words(prose))
+    fold = folded(prose)  # lower-cased with the same whitespace: split like words(prose)
+    return count_phrases(prose, HEDGE_PHRASES, folded_text=fold), len(fold.split())
 
 
 def _hedge_rate(texts: Sequence[str]) -> float:
