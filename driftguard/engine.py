@@ -9,17 +9,22 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from driftguard.compaction import read_compaction_settings, usable_window
 from driftguard.config import Config, load_config
 from driftguard.errors import ConfigError
-from driftguard.handoff import Handoff, build_handoff
 from driftguard.history import HistoryStore, history_key_for, snapshot_from_report
 from driftguard.livecache import read_host_window
 from driftguard.model import Session
 from driftguard.scoring import DriftReport, ResolvedBy, WindowSource, score_session
-from driftguard.secrets import gate
-from driftguard.trend import Trend, compute_trend
+
+# What only some calls need is imported by the step that needs it (issue #10: a first
+# get_drift imports neither the handoff and its secret gate nor the trend).
+if TYPE_CHECKING:
+    from driftguard.handoff import Handoff
+    from driftguard.scoring.features import Features
+    from driftguard.trend import Trend
 
 __all__ = ["DriftOutcome", "drift", "gated_goal", "handoff", "history_key", "trend"]
 
@@ -40,6 +45,8 @@ def gated_goal(goal: str | None) -> str | None:
     with a secret redacted still scores, against its ``[REDACTED:…]`` text."""
     if goal is None:
         return None
+    from driftguard.secrets import gate
+
     text = gate(goal).text
     return text.strip() if text is not None and text.strip() else None
 
@@ -59,6 +66,7 @@ def drift(
     resolved_by: ResolvedBy = "path",
     context_window: int | None = None,
     record: bool = True,
+    features: Features | None = None,
 ) -> DriftOutcome:
     """Score ``session`` with the project's config, remembering its goal and its history.
 
@@ -74,6 +82,10 @@ def drift(
     name. So the status line, the hooks, ``get_drift`` and ``driftguard score`` all agree.
     The usable window is derived from it by the host's rule, with the overrides the host's
     environment and settings hold (:mod:`driftguard.compaction`).
+
+    ``features`` are what the factors read from the session's messages, when the caller
+    keeps them up to date (:meth:`driftguard.incremental.SessionCache.get_indexed`); the
+    report is the same without them, only slower to make.
 
     Raises:
         ConfigError: a config file cannot be used, or only goal distance is weighted and
@@ -113,6 +125,7 @@ def drift(
         usable=usable,
         preset=config.preset,
         window_source=window_source,
+        features=features,
     )
     if record and config.history_enabled:
         store.append(key, snapshot_from_report(report, goal, time.time()))
@@ -136,6 +149,8 @@ def _window(session: Session, config: Config, flag: int | None) -> tuple[int | N
 def trend(session: Session, *, project: Path | None, store: HistoryStore) -> Trend:
     """The trend of the session's recorded snapshots (design §6), over those made with the
     scoring and preset the config names now (the others are set aside, issue #8)."""
+    from driftguard.trend import compute_trend
+
     config = load_config(project)
     return compute_trend(
         store.read(history_key(session)),
@@ -152,11 +167,22 @@ def handoff(
     store: HistoryStore,
     resolved_by: ResolvedBy = "path",
     saved_to: str | None = None,
+    features: Features | None = None,
 ) -> tuple[Handoff, DriftReport]:
     """The handoff prompt of the session, with its current (unrecorded) report.
 
     ``saved_to`` names the file the draft is being saved to (``handoff --write``,
     the ``save_handoff`` tool); the prompt then asks to complete that file in place.
+    ``features``: as :func:`drift`.
     """
-    outcome = drift(session, project=project, store=store, resolved_by=resolved_by, record=False)
+    from driftguard.handoff import build_handoff
+
+    outcome = drift(
+        session,
+        project=project,
+        store=store,
+        resolved_by=resolved_by,
+        record=False,
+        features=features,
+    )
     return build_handoff(session, outcome.report, saved_to=saved_to), outcome.report

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from driftguard.model import Session
     from driftguard.resolve import ResolvedSession
     from driftguard.scoring import DriftReport
+    from driftguard.scoring.features import Features
     from driftguard.trend import Trend
 
 __all__ = ["SERVER_NAME", "create_server", "main"]
@@ -252,9 +253,11 @@ def _as_tool_error() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class _Loaded:
-    """A parsed session, how it was found, and the project whose config applies."""
+    """A parsed session with what its factors read, how it was found, and the project whose
+    config applies."""
 
     session: Session
+    features: Features
     resolved: ResolvedSession
     project: Path
 
@@ -287,11 +290,12 @@ def _load(ctx: Context[ServerState, Any], session: str | None) -> _Loaded:
 
     folders = _readable_folders() if session is not None and session.strip() else None
     resolved = resolve_session(session, client_name=_client_name(ctx), folders=folders)
-    parsed = _state(ctx).cache.get(resolved.path, resolved.cli)
+    indexed = _state(ctx).cache.get_indexed(resolved.path, resolved.cli)
+    parsed = indexed.session
     project = project_dir()
     if resolved.resolved_by == "argument" and parsed.cwd and Path(parsed.cwd).is_dir():
         project = Path(parsed.cwd)
-    return _Loaded(parsed, resolved, project)
+    return _Loaded(parsed, indexed.features, resolved, project)
 
 
 def _call_store(ctx: Context[ServerState, Any]) -> GuardedHistoryStore:
@@ -453,6 +457,7 @@ def create_server() -> MCPServer[ServerState]:
                 store=store,
                 goal=goal,
                 resolved_by=loaded.resolved.resolved_by,
+                features=loaded.features,
             )
         report = outcome.report
         note = loaded.resolved.note
@@ -503,6 +508,7 @@ def create_server() -> MCPServer[ServerState]:
                 store=store,
                 resolved_by=loaded.resolved.resolved_by,
                 saved_to=str(handoff_files(target).handoff) if target is not None else None,
+                features=loaded.features,
             )
             notes += _notes(loaded, store)
             saved = None
@@ -552,6 +558,7 @@ def create_server() -> MCPServer[ServerState]:
                 store=store,
                 resolved_by=loaded.resolved.resolved_by,
                 record=False,
+                features=loaded.features,
             )
             trend = engine.trend(loaded.session, project=loaded.project, store=store)
         result = _trend_result(trend, outcome.report, loaded.resolved.note, _notes(loaded, store))
@@ -571,6 +578,7 @@ def create_server() -> MCPServer[ServerState]:
                 project=loaded.project,
                 store=store,
                 resolved_by=loaded.resolved.resolved_by,
+                features=loaded.features,
             )
             _notes(loaded, store)  # a prompt has no notes field: stderr only
         except DriftguardError as exc:

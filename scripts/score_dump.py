@@ -18,8 +18,8 @@ a scratch working directory and an environment holding only ``PATH``. Variants:
 and the demo (``driftguard score --demo --json``, with and without the goal). The variant
 ``raw`` prints, in process, the unrounded factors, composite and measures (``repr``) of
 ``score_session`` under the ``coding`` and ``seed`` presets, with and without the goal: a
-check finer than the JSON's one decimal (the measures without ``goal_drift``, the g2
-definition, which the shipped calibration does not use). Each file's
+check finer than the JSON's one decimal (the measures but ``goal_drift``, the g2
+definition, which the shipped calibration does not use and no longer computes). Each file's
 stdout, stderr and exit code are written to ``OUT_DIR/<variant>/<name>.out``; ``compare``
 prints every file whose bytes differ and exits 1 when any does.
 """
@@ -44,12 +44,15 @@ VARIANTS: dict[str, list[str]] = {
 
 
 RAW = """
-import dataclasses
 import sys
 from pathlib import Path
 from driftguard.adapters import parse_session
 from driftguard.presets import load_preset
 from driftguard.scoring import score_session
+MEASURED = (
+    "conversation_tokens", "overlap", "loop", "slope", "corrections", "hedge_rise",
+    "goal_distance_seed",
+)
 try:
     session = parse_session(Path(sys.argv[1]))
 except Exception as exc:
@@ -61,8 +64,8 @@ for preset in ("coding", "seed"):
         print(preset, goal is not None, repr(report.composite), repr(dict(report.factors)))
         measures = report.measures
         if measures is not None:  # g2 is computed only when the calibration uses it
-            measures = dataclasses.replace(measures, goal_drift=None)
-        print(repr(measures))
+            print(", ".join(f"{name}={getattr(measures, name)!r}" for name in MEASURED))
+
 """
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["GOAL_WINDOW", "goal_distance", "goal_drift", "goal_similarity"]
+__all__ = ["GOAL_WINDOW", "goal_distance", "goal_drift", "goal_drift_between", "goal_similarity"]
 
 GOAL_WINDOW = 5
 """How many of the latest assistant messages are compared with the goal (design §5.3)."""
@@ -64,14 +64,23 @@ def goal_drift(goal: str, assistant_texts: Sequence[str]) -> float | None:
     a terse reply style, is not distance by itself (benchmarks/VALIDITY.md, definition g2).
     ``None`` too when the vocabulary is empty.
     """
-    n = len(assistant_texts)
-    if n < 2:
+    return goal_drift_between(
+        goal, assistant_texts[:GOAL_WINDOW], assistant_texts[-GOAL_WINDOW:], len(assistant_texts)
+    )
+
+
+def goal_drift_between(
+    goal: str, first: Sequence[str], last: Sequence[str], replies: int
+) -> float | None:
+    """:func:`goal_drift` from the first and the last :data:`GOAL_WINDOW` (or fewer)
+    replies of ``replies`` in all."""
+    if replies < 2:
         return None
-    k = min(GOAL_WINDOW, n // 2)
+    k = min(GOAL_WINDOW, replies // 2)
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.metrics.pairwise import cosine_similarity
 
-    documents = [goal, "\n".join(assistant_texts[:k]), "\n".join(assistant_texts[-k:])]
+    documents = [goal, "\n".join(first[:k]), "\n".join(last[-k:])]
     try:
         matrix = TfidfVectorizer().fit_transform(documents)
     except ValueError:  # empty vocabulary

@@ -37,6 +37,7 @@ Pure functions over :class:`~driftguard.model.ParsedMessage` sequences; no I/O.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -53,8 +54,10 @@ __all__ = [
     "ActionLoop",
     "LoopKind",
     "Step",
+    "StepScan",
     "action_loop",
     "describe_loop",
+    "loop_in",
     "steps",
 ]
 
@@ -125,6 +128,80 @@ def _failed(message: ParsedMessage) -> bool:
     return int(code) != 0
 
 
+class StepScan:
+    """:func:`steps` as a scan that can be resumed and wound back (issue #10).
+
+    :meth:`feed` takes the messages in order; :attr:`steps` holds the steps closed so far
+    and :meth:`window` adds the step still open. For each step the scan keeps the index of
+    the message that began it and of the one that closed it, so that :meth:`rewind` can
+    drop exactly the steps that a change at some message index may alter and say where
+    feeding must start again. A fresh scan fed every message gives what :func:`steps` gives.
+    """
+
+    __slots__ = ("_calls", "_closed_at", "_failed", "_results", "_start", "_starts", "steps")
+
+    def __init__(self) -> None:
+        self.steps: list[Step] = []
+        self._starts: list[int] = []
+        self._closed_at: list[int] = []
+        self._calls: list[ToolCall] = []
+        self._results: list[str] = []
+        self._failed = False
+        self._start = 0
+
+    def _close(self, index: int) -> None:
+        if self._calls:
+            self.steps.append(Step(tuple(self._calls), "\n".join(self._results), self._failed))
+            self._starts.append(self._start)
+            self._closed_at.append(index)
+        self._calls, self._results, self._failed = [], [], False
+
+    def feed(self, index: int, message: ParsedMessage) -> None:
+        """Read ``message``, the ``index``-th of the session (indices must follow on)."""
+        if message.tool_calls:
+            parallel = (
+                self._calls
+                and not self._results
+                and message.role == "tool"
+                and not message.content.strip()
+            )
+            if not parallel:
+                self._close(index)
+                self._start = index
+            self._calls.extend(message.tool_calls)
+        elif message.role == "tool" and self._calls:
+            self._results.append(message.content)
+            self._failed = self._failed or _failed(message)
+        elif message.role != "tool":
+            self._close(index)
+
+    def window(self, size: int) -> list[Step]:
+        """The last ``size`` steps (``size`` ≥ 1), the one still open (if any) last."""
+        if not self._calls:
+            return self.steps[-size:]
+        open_step = Step(tuple(self._calls), "\n".join(self._results), self._failed)
+        return [*self.steps[-(size - 1) :], open_step] if size > 1 else [open_step]
+
+    def rewind(self, index: int) -> int:
+        """Forget what the messages from ``index`` on may have changed; return where to
+        feed again (at most ``index``).
+
+        A step closed by a message before ``index`` stands: the messages that made it are
+        unchanged. The first step that is still open or was closed at ``index`` or later is
+        dropped with all after it, and feeding starts again where it began: a step's first
+        message always starts a new step, whatever came before it.
+        """
+        kept = bisect.bisect_left(self._closed_at, index)
+        resume = index
+        if kept < len(self.steps):
+            resume = min(index, self._starts[kept])
+        elif self._calls:
+            resume = min(index, self._start)
+        del self.steps[kept:], self._starts[kept:], self._closed_at[kept:]
+        self._calls, self._results, self._failed = [], [], False
+        return resume
+
+
 def steps(messages: Sequence[ParsedMessage]) -> list[Step]:
     """The session's steps in order.
 
@@ -133,32 +210,10 @@ def steps(messages: Sequence[ParsedMessage]) -> list[Step]:
     parallel calls one item each) before any result are one step. A user or assistant
     message without calls ends the step.
     """
-    out: list[Step] = []
-    calls: list[ToolCall] = []
-    results: list[str] = []
-    failed = False
-
-    def close() -> None:
-        if calls:
-            out.append(Step(tuple(calls), "\n".join(results), failed))
-
-    for message in messages:
-        if message.tool_calls:
-            parallel = (
-                calls and not results and message.role == "tool" and not message.content.strip()
-            )
-            if not parallel:
-                close()
-                calls, results, failed = [], [], False
-            calls.extend(message.tool_calls)
-        elif message.role == "tool" and calls:
-            results.append(message.content)
-            failed = failed or _failed(message)
-        elif message.role != "tool":
-            close()
-            calls, results, failed = [], [], False
-    close()
-    return out
+    scan = StepScan()
+    for index, message in enumerate(messages):
+        scan.feed(index, message)
+    return scan.window(len(scan.steps) + 1)
 
 
 def _runs(window: Sequence[Step], same: Callable[[Step, Step], bool]) -> list[tuple[int, int]]:
@@ -177,7 +232,13 @@ def _scaled(count: int, threshold: int) -> float:
 
 
 def action_loop(messages: Sequence[ParsedMessage]) -> ActionLoop | None:
-    """The strongest action loop among the last :data:`ACTION_WINDOW` steps, or ``None``.
+    """The strongest action loop among the last :data:`ACTION_WINDOW` steps, or ``None``
+    (:func:`loop_in` of :func:`steps`)."""
+    return loop_in(steps(messages)[-ACTION_WINDOW:])
+
+
+def loop_in(window: Sequence[Step]) -> ActionLoop | None:
+    """The strongest action loop among ``window``, the last :data:`ACTION_WINDOW` steps.
 
     Ties go to the pattern listed first in the module docstring, then to the later run.
 
@@ -185,7 +246,6 @@ def action_loop(messages: Sequence[ParsedMessage]) -> ActionLoop | None:
         The loop with the most points (> 0), or ``None`` when no two consecutive steps
         repeat or alternate.
     """
-    window = steps(messages)[-ACTION_WINDOW:]
     best: ActionLoop | None = None
 
     def offer(candidate: ActionLoop) -> None:
