@@ -85,7 +85,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import msgspec
 
@@ -386,6 +386,10 @@ class _Conversation:
     """
 
     items: list[ParsedMessage | None] = field(default_factory=list)
+    holes: int = 0
+    """Slots of ``items`` that hold ``None``: while there are none, a snapshot copies the
+    slots as they are (measured: 34 256 messages of the 150 MB benchmark session take
+    330 µs through a filter, a tenth of that as a plain copy)."""
     chars: int = 0
     """Σ ``len(content)`` over the messages in ``items``, kept as slots change."""
     dirty: list[_Response] = field(default_factory=list)
@@ -405,6 +409,7 @@ class _Conversation:
         """A ``compact_boundary``: forget everything before it (design §5.1)."""
         self.compactions += 1
         self.items = []
+        self.holes = 0
         self.chars = 0
         self.dirty = []
         self.responses = {}
@@ -447,6 +452,7 @@ class _Conversation:
                 return found
         response = _Response(timestamp=parse_timestamp(timestamp), index=len(self.items))
         self.items.append(None)
+        self.holes += 1
         if keyed:
             self.responses[key] = response
         self.current = response
@@ -467,12 +473,17 @@ class _Conversation:
                 old = items[response.index]
                 if old is not None:
                     self.chars -= len(old.content)
+                    self.holes += 1
                 if message is not None:
                     self.chars += len(message.content)
+                    self.holes -= 1
                 items[response.index] = message
                 response.dirty = False
             self.dirty.clear()
-        body = tuple(filter(None, self.items))
+        if self.holes:
+            body = tuple(filter(None, self.items))
+        else:  # no slot holds None
+            body = cast("tuple[ParsedMessage, ...]", tuple(self.items))
         return body if self.summary is None else (self.summary, *body)
 
     def estimate(self) -> int:
