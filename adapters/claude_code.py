@@ -393,7 +393,8 @@ class _Conversation:
     chars: int = 0
     """Σ ``len(content)`` over the messages in ``items``, kept as slots change."""
     dirty: list[_Response] = field(default_factory=list)
-    responses: dict[tuple[str | None, str | None], _Response] = field(default_factory=dict)
+    responses: dict[str | tuple[str | None, str | None], _Response] = field(default_factory=dict)
+    """Keyed responses by :func:`_response_key`."""
     current: _Response | None = None
     summary: ParsedMessage | None = None
     summary_flagged: bool = False
@@ -443,7 +444,7 @@ class _Conversation:
         response (§E #4). ``timestamp`` is the line's raw ``timestamp``, read only for a new
         response.
         """
-        key = (message_id, request_id)
+        key = _response_key(message_id, request_id)
         keyed = message_id is not None or request_id is not None
         if keyed:
             found = self.responses.get(key)
@@ -492,6 +493,18 @@ class _Conversation:
         return (self.chars + summary) // 4
 
 
+def _response_key(
+    message_id: str | None, request_id: str | None
+) -> str | tuple[str | None, str | None]:
+    """The key of a response: the pair of its ids, kept as one string
+    ``message_id + NUL + request_id`` when both are there and hold no NUL (the usual case;
+    a third of the memory of the pair), else as the pair itself — distinct pairs keep
+    distinct keys either way."""
+    if message_id is None or request_id is None or "\0" in message_id or "\0" in request_id:
+        return (message_id, request_id)
+    return f"{message_id}\0{request_id}"
+
+
 def _preserved_uuids(metadata: object) -> frozenset[str]:
     """The uuids of the preserved segment a ``compact_boundary`` points back to."""
     if not isinstance(metadata, dict):
@@ -532,6 +545,7 @@ class ClaudeCodeParser:
         "_agent_file",
         "_cwd",
         "_main",
+        "_models",
         "_path",
         "_seen_assistant",
         "_seen_boundary",
@@ -557,6 +571,7 @@ class ClaudeCodeParser:
         self._seen_user: set[str] = set()
         self._seen_assistant: set[str] = set()
         self._seen_boundary: set[str] = set()
+        self._models: dict[str, str] = {}
 
     def feed(self, line: bytes, terminated: bool = True) -> None:
         """Read one line of the file, without its newline.
@@ -662,6 +677,8 @@ class ClaudeCodeParser:
             return
         message = record.message if record.message is not None else _NO_MESSAGE
         model = message.model if isinstance(message.model, str) and message.model else None
+        if model is not None:  # one string per model name, not one per response
+            model = self._models.setdefault(model, model)
         if model == _SYNTHETIC_MODEL or record.isApiErrorMessage is True:
             return
         conversation = self._conversation(record, uuid)

@@ -133,7 +133,8 @@ class FeatureIndex:
 
     Memory: per message nothing but the reference the session already holds; per reply
     its text reference, its message index and two integers once its hedge features are
-    known (``array`` slots, 8 bytes each); per step one :class:`Step`.
+    known (``array`` slots, 8 bytes each); per step two integers (the last steps are rebuilt
+    from the messages when asked for).
     """
 
     def __init__(self) -> None:
@@ -241,6 +242,6 @@ class FeatureIndex:
             recent=tuple(self._replies[-RECENT:]),
             first=tuple(self._replies[:GOAL_WINDOW]),
             hedge_rise=self._hedge_rise(),
-            steps=tuple(self._scan.window(ACTION_WINDOW)),
+            steps=tuple(self._scan.window(ACTION_WINDOW, self._messages)),
             chars_before_first_reply=self._chars,
         )

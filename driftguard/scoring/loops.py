@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -131,27 +132,33 @@ def _failed(message: ParsedMessage) -> bool:
 class StepScan:
     """:func:`steps` as a scan that can be resumed and wound back (issue #10).
 
-    :meth:`feed` takes the messages in order; :attr:`steps` holds the steps closed so far
-    and :meth:`window` adds the step still open. For each step the scan keeps the index of
-    the message that began it and of the one that closed it, so that :meth:`rewind` can
-    drop exactly the steps that a change at some message index may alter and say where
-    feeding must start again. A fresh scan fed every message gives what :func:`steps` gives.
+    :meth:`feed` takes the messages in order. Of each closed step the scan keeps only where
+    it began and which message closed it (two integers); :meth:`window` rebuilds the latest
+    steps from the messages on demand (the last few built are kept), so a long session's
+    steps cost no memory beyond those integers — a step's result is the text of its tool
+    results joined, a copy when there are several. :meth:`rewind` drops exactly the steps a
+    change at some message index may alter and says where feeding must start again. A
+    fresh scan fed every message gives what :func:`steps` gives.
     """
 
-    __slots__ = ("_calls", "_closed_at", "_failed", "_results", "_start", "_starts", "steps")
+    __slots__ = ("_built", "_calls", "_closed_at", "_failed", "_results", "_start", "_starts")
 
     def __init__(self) -> None:
-        self.steps: list[Step] = []
-        self._starts: list[int] = []
-        self._closed_at: list[int] = []
+        self._starts = array("q")
+        self._closed_at = array("q")
+        self._built: dict[int, Step] = {}  # recently built closed steps, by their start
         self._calls: list[ToolCall] = []
         self._results: list[str] = []
         self._failed = False
         self._start = 0
 
+    @property
+    def closed(self) -> int:
+        """Steps closed so far."""
+        return len(self._starts)
+
     def _close(self, index: int) -> None:
         if self._calls:
-            self.steps.append(Step(tuple(self._calls), "\n".join(self._results), self._failed))
             self._starts.append(self._start)
             self._closed_at.append(index)
         self._calls, self._results, self._failed = [], [], False
@@ -175,12 +182,35 @@ class StepScan:
         elif message.role != "tool":
             self._close(index)
 
-    def window(self, size: int) -> list[Step]:
-        """The last ``size`` steps (``size`` ≥ 1), the one still open (if any) last."""
+    def _open_step(self) -> Step | None:
         if not self._calls:
-            return self.steps[-size:]
-        open_step = Step(tuple(self._calls), "\n".join(self._results), self._failed)
-        return [*self.steps[-(size - 1) :], open_step] if size > 1 else [open_step]
+            return None
+        return Step(tuple(self._calls), "\n".join(self._results), self._failed)
+
+    def _closed_step(self, number: int, messages: Sequence[ParsedMessage]) -> Step:
+        """The ``number``-th closed step, rebuilt from the messages that made it."""
+        start = self._starts[number]
+        step = self._built.get(start)
+        if step is None:
+            scan = StepScan()
+            for index in range(start, self._closed_at[number]):
+                scan.feed(index, messages[index])
+            built = scan._open_step()
+            assert built is not None  # a step's first message carries tool calls
+            step = self._built[start] = built
+        return step
+
+    def window(self, size: int, messages: Sequence[ParsedMessage]) -> list[Step]:
+        """The last ``size`` steps (``size`` ≥ 1) of the ``messages`` fed, the one still open
+        (if any) last."""
+        open_step = self._open_step()
+        wanted = size - (open_step is not None)
+        first = max(0, self.closed - wanted)
+        found = [self._closed_step(number, messages) for number in range(first, self.closed)]
+        if self._built and len(self._built) > 2 * size:
+            keep = self._starts[first] if first < self.closed else self._start
+            self._built = {start: step for start, step in self._built.items() if start >= keep}
+        return found if open_step is None else [*found, open_step]
 
     def rewind(self, index: int) -> int:
         """Forget what the messages from ``index`` on may have changed; return where to
@@ -193,11 +223,12 @@ class StepScan:
         """
         kept = bisect.bisect_left(self._closed_at, index)
         resume = index
-        if kept < len(self.steps):
+        if kept < self.closed:
             resume = min(index, self._starts[kept])
         elif self._calls:
             resume = min(index, self._start)
-        del self.steps[kept:], self._starts[kept:], self._closed_at[kept:]
+        del self._starts[kept:], self._closed_at[kept:]
+        self._built = {start: step for start, step in self._built.items() if start < resume}
         self._calls, self._results, self._failed = [], [], False
         return resume
 
@@ -213,7 +244,7 @@ def steps(messages: Sequence[ParsedMessage]) -> list[Step]:
     scan = StepScan()
     for index, message in enumerate(messages):
         scan.feed(index, message)
-    return scan.window(len(scan.steps) + 1)
+    return scan.window(scan.closed + 1, messages)
 
 
 def _runs(window: Sequence[Step], same: Callable[[Step, Step], bool]) -> list[tuple[int, int]]:
