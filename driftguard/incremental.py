@@ -77,7 +77,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from driftguard.adapters import get_parser, resolve_cli
-from driftguard.adapters._common import ZSTD_MAGIC
+from driftguard.adapters._common import ZSTD_MAGIC, bulk_reading
 from driftguard.adapters._fastjson import load_object
 from driftguard.adapters.claude_code import ClaudeCodeParser
 from driftguard.adapters.codex_cli import CodexCliParser
@@ -214,7 +214,7 @@ class SessionCache:
             SessionFormatError: as :meth:`get`.
             UnknownNameError: as :meth:`get`.
         """
-        with self._lock:
+        with self._lock, bulk_reading():
             session = self._get(path, cli)
             entry = self._entries[os.path.realpath(path)]
             if entry.indexed is not entry.session or entry.features is None:
@@ -240,7 +240,7 @@ class SessionCache:
                 supported format, or its content is plainly another CLI's than ``cli``.
             UnknownNameError: ``cli`` is not a supported CLI name.
         """
-        with self._lock:
+        with self._lock, bulk_reading():
             return self._get(path, cli)
 
     def _get(self, path: Path, cli: CliName | None) -> Session:
