@@ -294,7 +294,8 @@ def _peer(folder: Path | None, scratch: Path) -> Iterator[Peer | None]:
         print(f"peer: skipped: npm install failed: {done.stderr.strip()[-300:]}")
         yield None
         return
-    print(f"peer: {PEER_NAME} (node {subprocess.check_output([node, '--version'], text=True)})")
+    version = subprocess.check_output([node, "--version"], text=True).strip()
+    print(f"peer: {PEER_NAME} (node {version})")
     yield Peer(target)
 
 

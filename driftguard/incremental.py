@@ -59,9 +59,10 @@ new ones, and scoring a grown session costs its new messages and the factors' wi
 never a walk over every message (issue #10).
 
 Sessions are held for at most ``maxsize`` files, least recently used first out; each holds
-its parser state (about 50 MB for a 45 MB Claude session without compaction). The cache
-is safe to share between threads (one lock; parses are serialised). It does no I/O beyond
-reading the files it is asked about.
+its parser state and features (22 MB of Python objects for the 45 MB benchmark session
+without compaction, measured with tracemalloc; mostly the text of the remembered
+messages). The cache is safe to share between threads (one lock; parses are serialised).
+It does no I/O beyond reading the files it is asked about.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import Implementation
 
 from driftguard.discovery import claude_project_dir_name
+from driftguard.history import HistoryStore
 from driftguard.resolve import write_pointer
 from driftguard.server import create_server
 
@@ -195,6 +196,24 @@ async def test_a_goal_given_once_is_remembered_for_the_session(
     assert data["goal"] == "add tests for the parser"
     assert data["factors"]["goal_distance"] == first.structured_content["factors"]["goal_distance"]
     assert data["weights"]["goal_distance"] > 0
+
+
+async def test_a_goal_given_again_unchanged_is_not_written_again(
+    client: Client, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    saved: list[str] = []
+    original = HistoryStore.save_goal
+
+    def counting(self: HistoryStore, key: str, goal: str) -> None:
+        saved.append(goal)
+        original(self, key, goal)
+
+    monkeypatch.setattr(HistoryStore, "save_goal", counting)
+    for goal in ("add tests for the parser", "add tests for the parser", "fix the lexer"):
+        result = await client.call_tool("get_drift", {"goal": goal})
+        assert result.structured_content is not None
+        assert result.structured_content["goal"] == goal
+    assert saved == ["add tests for the parser", "fix the lexer"]
 
 
 async def test_get_trend_returns_the_recorded_scores_as_a_list(
