@@ -96,11 +96,11 @@ from driftguard.adapters._common import (
     decode_json,
     estimate_tokens,
     feed_file,
-    load_record,
     make_tool_call,
     parse_timestamp,
     read_token_count,
 )
+from driftguard.adapters._fastjson import load_object
 from driftguard.model import ParsedMessage, Session, ToolCall
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "CodexCliParser", "parse"]
@@ -232,7 +232,7 @@ class CodexCliParser:
         """
         if not line or line.isspace():
             return
-        record = load_record(line)
+        record = load_object(line)
         if record is None:
             self._skipped += 1
             return

@@ -103,13 +103,13 @@ from driftguard.adapters._common import (
     decode_json,
     estimate_tokens,
     feed_file,
-    load_record,
     make_tool_call,
     parse_timestamp,
     read_token_count,
     split_json_container,
     split_json_member,
 )
+from driftguard.adapters._fastjson import load_object
 from driftguard.errors import SessionFormatError
 from driftguard.model import ParsedMessage, Session, ToolCall
 
@@ -206,9 +206,9 @@ class GeminiCliParser:
         reader should hold an unterminated line back until its newline arrives (formats.md
         §G.7) and must never feed a line twice (``$rewindTo`` is not idempotent).
         """
-        if not line.strip():
+        if not line or line.isspace():
             return
-        record = load_record(line)
+        record = load_object(line)
         if record is None:
             self._skipped += 1
             return

@@ -1,26 +1,48 @@
-"""Time ``get_drift`` end to end, through the real MCP client over stdio (design.md §9).
+"""Time ``get_drift`` end to end beside the earlier tool, through the real MCP client over
+stdio (design.md §9, issue #10). Not a unit test.
 
-Not a unit test. Usage::
+Usage::
 
-    python benchmarks/bench_drift.py [--megabytes 45] [--repeats 5] [--keep DIR]
+    python benchmarks/bench_drift.py [--sizes 1 10 45 150] [--pairs 5] [--appends 5]
+                                     [--peer DIR | --no-peer] [--keep DIR]
 
-Generates a synthetic Claude Code session of about 45 MB with
-``benchmarks/gen_claude_session.py`` (thousands of turns, split responses, large tool
-results), then, for each of two scenarios (without and with a goal) on a fresh server
-process (``python -m driftguard serve``, what ``driftguard serve`` runs):
+For each size (MB) a synthetic Claude Code session is generated
+(``benchmarks/gen_claude_session.py``: thousands of turns, split responses, large tool
+results) with ``--appends`` more turns kept aside. Then ``--pairs`` times, interleaved
+(driftguard then the peer, the next pair the other way round), each server runs two
+scenarios, each on a fresh server process and on the same bytes (the file is cut back to
+its base size before each):
+
+- **plain**: start + initialize, the first ``get_drift``, then ``--appends`` times: one
+  turn appended, ``get_drift`` again ("warm"); then the process's peak RSS;
+- **goal**: the same with a goal passed on every call.
+
+Figures (medians over the pairs; warm calls: over every warm call of every pair):
 
 - **start + initialize**: from spawning the server to the end of the MCP handshake
   (``Client(...).__aenter__``, legacy ``initialize`` as real hosts do);
-- **cold get_drift**: the first ``tools/call`` on that fresh process (parses the whole file);
-- **warm get_drift**: a repeat call after one more turn was appended to the file (parses only
-  the new lines); the median and the slowest of ``--repeats`` appends;
-- **peak RSS**: the server process's ``VmHWM`` from ``/proc`` (Linux), after those calls.
+- **first call**: the first ``tools/call`` on the fresh process (parses the whole file);
+- **warm call**: ``get_drift`` after one more turn was appended (median and slowest);
+- **goal adds**: the goal scenario's figure minus the plain one's, first and warm;
+- **peak RSS**: the server process's ``VmHWM`` from ``/proc`` (Linux) after its calls, and
+  the memory growth ``(peak at the largest size − peak at the smallest) / (size
+  difference in MB)``;
+- **driftguard's start-up imports**: ``python -X importtime`` self times of the modules
+  ``driftguard serve`` imports before it answers ``initialize`` that
+  ``import mcp.server.mcpserver, mcp.server.stdio`` does not (median of 5 runs), beside the
+  cumulative time of that SDK import itself.
 
-The session is passed explicitly (``session=<path>``), so discovery is not timed; it lies in
-Claude Code's session folder of each scenario's temporary home
-(``<home>/.claude/projects/-bench/``), since over MCP a session path must lie in a session
-folder (issue #9 item 2). With ``--keep DIR`` it is written to ``DIR`` instead, which the
-temporary home's ``~/.driftclirc`` then lists in ``sessionFolders``. Times are wall clock
+The peer is the earlier TypeScript tool, driftguard-mcp 0.1.13 (``../shared/peers/`` beside
+the project, or ``--peer DIR``): copied to a scratch folder and its two dependencies
+installed with ``npm install --ignore-scripts``, then run as ``node dist/bin.js`` pointed at
+the same file (``DRIFTCLI_HOME``, ``DRIFTCLI_SESSION_ID``, ``DRIFTCLI_ADAPTER=claude``, as its
+README says). Without it (or with ``--no-peer``) only driftguard runs, and the reason is
+printed. It re-reads and re-scores the whole file on every call.
+
+Each session lies in Claude Code's session folder of the scenario's scratch home
+(``<home>/.claude/projects/-bench/<session-id>.jsonl``): over MCP driftguard reads session
+files only there (issue #9 item 2), and the peer finds it there by its id. driftguard is
+passed the path (``session=<path>``), so discovery is not timed. Times are wall clock
 (``time.perf_counter``) as the client sees them, JSON-RPC round trip included.
 """
 
@@ -28,39 +50,150 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
+import re
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from gen_claude_session import TARGET_BYTES, SessionWriter, generate  # noqa: E402
+from gen_claude_session import generate  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
 GOAL = "keep the job scheduler's retry logic correct and its tests green"
+PEER_NAME = "driftguard-mcp-0.1.13"
+DEFAULT_PEER = HERE.parent.parent / "shared" / "peers" / PEER_NAME
+SDK_IMPORT = "import mcp.server.mcpserver, mcp.server.stdio"
+SERVE_IMPORT = "import driftguard.cli, driftguard.server; driftguard.server.create_server()"
+"""What ``driftguard serve`` imports and builds before it reads the first message."""
+_PEER_SCORE = re.compile(r"Score: (\d+)/100 · (\d+) messages")
 
 
 @dataclass
-class Figures:
-    """One scenario's measurements, in seconds and megabytes."""
+class Session:
+    """One generated session: its base bytes and the turns appended during a scenario."""
+
+    path: Path
+    session_id: str
+    base: int
+    turns: list[bytes]
+
+    def reset(self) -> None:
+        """Cut the file back to its base size."""
+        with self.path.open("r+b") as fh:
+            fh.truncate(self.base)
+
+    def append(self, index: int) -> None:
+        with self.path.open("ab") as fh:
+            fh.write(self.turns[index])
+
+
+@dataclass
+class Run:
+    """One scenario on one fresh server process: seconds, and MB."""
 
     start: float
-    cold: float
+    first: float
     warm: list[float]
     peak_mb: float | None
-    score: int
-    messages: int
+    score: str
 
 
-def _server_pid(parent: int) -> int | None:
-    """The pid of our child process running ``driftguard serve`` (Linux ``/proc``)."""
+@dataclass
+class Tool(ABC):
+    """A server under test and its runs, keyed by (size in MB, scenario)."""
+
+    name: str
+    runs: dict[tuple[float, str], list[Run]] = field(default_factory=dict)
+
+    @abstractmethod
+    def params(self, home: Path, session: Session) -> StdioServerParameters:
+        """How to start the server for ``session`` in the scratch ``home``."""
+
+    @abstractmethod
+    def arguments(self, session: Session, goal: str | None) -> dict[str, str]:
+        """The ``get_drift`` arguments."""
+
+    @abstractmethod
+    def marker(self) -> bytes:
+        """Bytes of the server's command line that find its process."""
+
+    @abstractmethod
+    def score(self, result: object) -> str:
+        """``score/messages`` from a ``get_drift`` result."""
+
+
+class Driftguard(Tool):
+    def params(self, home: Path, session: Session) -> StdioServerParameters:
+        return StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "driftguard", "serve"],
+            env={
+                "HOME": str(home),
+                "DRIFTGUARD_HOME": str(home / ".driftcli"),
+                "PATH": os.environ.get("PATH", ""),
+            },
+            cwd=str(home),
+        )
+
+    def arguments(self, session: Session, goal: str | None) -> dict[str, str]:
+        arguments = {"session": str(session.path)}
+        if goal is not None:
+            arguments["goal"] = goal
+        return arguments
+
+    def marker(self) -> bytes:
+        return b"driftguard"
+
+    def score(self, result: object) -> str:
+        data = getattr(result, "structured_content", None) or {}
+        return f"{data.get('score')}/{data.get('messages')}"
+
+
+class Peer(Tool):
+    def __init__(self, folder: Path) -> None:
+        super().__init__("peer")
+        self.folder = folder
+
+    def params(self, home: Path, session: Session) -> StdioServerParameters:
+        return StdioServerParameters(
+            command=shutil.which("node") or "node",
+            args=[str(self.folder / "dist" / "bin.js")],
+            env={
+                "HOME": str(home),
+                "DRIFTCLI_HOME": str(home),
+                "DRIFTCLI_SESSION_ID": session.session_id,
+                "DRIFTCLI_ADAPTER": "claude",
+                "PATH": os.environ.get("PATH", ""),
+            },
+            cwd=str(home),
+        )
+
+    def arguments(self, session: Session, goal: str | None) -> dict[str, str]:
+        return {} if goal is None else {"goal": goal}
+
+    def marker(self) -> bytes:
+        return str(self.folder / "dist" / "bin.js").encode()
+
+    def score(self, result: object) -> str:
+        texts = [getattr(c, "text", "") for c in getattr(result, "content", [])]
+        found = _PEER_SCORE.search("\n".join(texts))
+        return f"{found.group(1)}/{found.group(2)}" if found else "?"
+
+
+def _server_pid(parent: int, marker: bytes) -> int | None:
+    """The pid of our child process whose command line holds ``marker`` (Linux ``/proc``)."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -70,7 +203,7 @@ def _server_pid(parent: int) -> int | None:
         except OSError:
             continue
         ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == parent and b"driftguard" in cmdline:
+        if ppid == parent and marker in cmdline:
             return int(entry.name)
     return None
 
@@ -87,91 +220,243 @@ def _peak_mb(pid: int | None) -> float | None:
     return None
 
 
-def _params(home: Path) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "driftguard", "serve"],
-        env={
-            "HOME": str(home),
-            "DRIFTGUARD_HOME": str(home / ".driftcli"),
-            "PATH": os.environ.get("PATH", ""),
-        },
-        cwd=str(home),
-    )
-
-
-async def _scenario(writer: SessionWriter, home: Path, goal: str | None, repeats: int) -> Figures:
-    arguments: dict[str, str] = {"session": str(writer.path)}
-    if goal is not None:
-        arguments["goal"] = goal
+async def _scenario(tool: Tool, session: Session, home: Path, goal: str | None) -> Run:
+    session.reset()
+    arguments = tool.arguments(session, goal)
     began = time.perf_counter()
-    async with Client(stdio_client(_params(home), errlog=sys.stderr), mode="legacy") as client:
+    async with Client(stdio_client(tool.params(home, session)), mode="legacy") as client:
         start = time.perf_counter() - began
         began = time.perf_counter()
         result = await client.call_tool("get_drift", arguments)
-        cold = time.perf_counter() - began
-        if result.is_error or result.structured_content is None:
-            raise SystemExit(f"get_drift failed: {result.content}")
+        first = time.perf_counter() - began
+        if result.is_error:
+            raise SystemExit(f"{tool.name}: get_drift failed: {result.content}")
         warm: list[float] = []
-        for _ in range(repeats):
-            writer.write_turn()
+        for index in range(len(session.turns)):
+            session.append(index)
             began = time.perf_counter()
             result = await client.call_tool("get_drift", arguments)
             warm.append(time.perf_counter() - began)
-        peak = _peak_mb(_server_pid(os.getpid()))
-        data = result.structured_content or {}
-    return Figures(
-        start=start,
-        cold=cold,
-        warm=warm,
-        peak_mb=peak,
-        score=int(data.get("score", -1)),
-        messages=int(data.get("messages", -1)),
-    )
+            if result.is_error:
+                raise SystemExit(f"{tool.name}: get_drift failed: {result.content}")
+        peak = _peak_mb(_server_pid(os.getpid(), tool.marker()))
+        score = tool.score(result)
+    return Run(start=start, first=first, warm=warm, peak_mb=peak, score=score)
 
 
-def _session_folder(home: Path, keep: Path | None) -> Path:
-    """Where the scenario's session goes: Claude Code's session folder of ``home``, or
-    ``keep``, which ``home``'s ``~/.driftclirc`` then lists in ``sessionFolders`` (over MCP
-    the server reads session files only in such folders)."""
-    if keep is None:
-        folder = home / ".claude" / "projects" / "-bench"
-    else:
-        folder = keep.resolve()
-        config = {"sessionFolders": [str(folder)]}
-        (home / ".driftclirc").write_text(json.dumps(config), encoding="utf-8")
+def _session(home: Path, megabytes: float, appends: int) -> Session:
+    folder = home / ".claude" / "projects" / "-bench"
     folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    scratch = folder / "generating.jsonl"
+    writer = generate(scratch, int(megabytes * 1e6))
+    session_id = writer.transcript.session_id
+    base = writer.bytes
+    ends = []
+    for _ in range(appends):
+        writer.write_turn()
+        ends.append(writer.bytes)
+    path = folder / f"{session_id}.jsonl"
+    scratch.rename(path)
+    data = path.read_bytes()[base:]
+    starts = [base, *ends[:-1]]
+    turns = [data[s - base : e - base] for s, e in zip(starts, ends, strict=True)]
+    session = Session(path=path, session_id=session_id, base=base, turns=turns)
+    session.reset()
+    return session
+
+
+@contextmanager
+def _peer(folder: Path | None, scratch: Path) -> Iterator[Peer | None]:
+    """The peer copied to ``scratch`` with its dependencies, or ``None`` (reason printed)."""
+    if folder is None:
+        print("peer: skipped (--no-peer)")
+        yield None
+        return
+    if not (folder / "dist" / "bin.js").is_file():
+        print(f"peer: skipped: {folder} not found (the earlier tool lives in ../shared/peers/)")
+        yield None
+        return
+    npm, node = shutil.which("npm"), shutil.which("node")
+    if npm is None or node is None:
+        print("peer: skipped: node and npm are needed to run the earlier tool")
+        yield None
+        return
+    target = scratch / "peer"
+    shutil.copytree(folder, target)
+    done = subprocess.run(
+        [npm, "install", "--ignore-scripts", "--no-audit", "--no-fund"],
+        cwd=target,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        print(f"peer: skipped: npm install failed: {done.stderr.strip()[-300:]}")
+        yield None
+        return
+    version = subprocess.check_output([node, "--version"], text=True).strip()
+    print(f"peer: {PEER_NAME} (node {version})")
+    yield Peer(target)
+
+
+def _import_times(code: str) -> dict[str, tuple[int, int]]:
+    """Module → (self µs, cumulative µs) from ``python -X importtime -c code``."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found: dict[str, tuple[int, int]] = {}
+    for line in done.stderr.splitlines():
+        match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|\s*(\S+)", line)
+        if match:
+            found[match.group(3)] = (int(match.group(1)), int(match.group(2)))
+    return found
+
+
+def startup_imports(runs: int = 5) -> tuple[float, float, list[tuple[str, float]]]:
+    """Milliseconds: driftguard's own start-up imports (median), the SDK import (median,
+    cumulative), and the heaviest of driftguard's modules in the last run."""
+    own: list[float] = []
+    sdk: list[float] = []
+    extra: dict[str, tuple[int, int]] = {}
+    for _ in range(runs):
+        base = _import_times(SDK_IMPORT)
+        sdk.append(max(cumulative for _, cumulative in base.values()) / 1000)
+        serve = _import_times(SERVE_IMPORT)
+        extra = {name: t for name, t in serve.items() if name not in base}
+        own.append(sum(t[0] for t in extra.values()) / 1000)
+    heaviest = sorted(((n, t[0] / 1000) for n, t in extra.items()), key=lambda x: -x[1])[:8]
+    return statistics.median(own), statistics.median(sdk), heaviest
+
+
+def _median(values: Sequence[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.1f}"
+
+
+def _ratio(a: float, b: float | None) -> str:
+    return f"{a / b:6.2f}" if b else "     -"
+
+
+def report(tools: list[Tool], sizes: Sequence[float]) -> None:
+    """Print every figure of issue #10, per size, with the ratio driftguard / peer."""
+    ours, peer = tools[0], (tools[1] if len(tools) > 1 else None)
+
+    def fig(tool: Tool | None, size: float, scenario: str, what: str) -> float | None:
+        if tool is None:
+            return None
+        runs = tool.runs.get((size, scenario), [])
+        if not runs:
+            return None
+        if what == "start":
+            return _median([r.start for r in runs])
+        if what == "first":
+            return _median([r.first for r in runs])
+        if what == "warm":
+            return _median([w for r in runs for w in r.warm])
+        if what == "warm_max":
+            return max(w for r in runs for w in r.warm)
+        peaks = [r.peak_mb for r in runs if r.peak_mb is not None]
+        return _median(peaks) if peaks else None
+
+    print()
+    print(
+        f"{'figure (ms; RSS in MB)':<34} {'size':>6} {'driftguard':>10} {'peer':>10} {'ratio':>6}"
+    )
+    rows = [
+        ("start + initialize", "plain", "start", 1000),
+        ("first get_drift", "plain", "first", 1000),
+        ("warm get_drift, median", "plain", "warm", 1000),
+        ("warm get_drift, slowest", "plain", "warm_max", 1000),
+        ("first get_drift with a goal", "goal", "first", 1000),
+        ("warm get_drift with a goal, median", "goal", "warm", 1000),
+        ("peak RSS", "plain", "peak", 1),
+        ("peak RSS with a goal", "goal", "peak", 1),
+    ]
+    for label, scenario, what, scale in rows:
+        for size in sizes:
+            a = fig(ours, size, scenario, what)
+            b = fig(peer, size, scenario, what)
+            if a is None:
+                continue
+            b_text = f"{b * scale:10.1f}" if b is not None else f"{'-':>10}"
+            print(f"{label:<34} {size:>4g}MB {a * scale:10.1f} {b_text} {_ratio(a, b)}")
+        print()
+    print("goal adds (goal scenario − plain), ms:")
+    for size in sizes:
+        parts = []
+        for tool in tools:
+            first = (fig(tool, size, "goal", "first") or 0) - (
+                fig(tool, size, "plain", "first") or 0
+            )
+            warm = (fig(tool, size, "goal", "warm") or 0) - (fig(tool, size, "plain", "warm") or 0)
+            parts.append(f"{tool.name}: first {first * 1000:+.1f}, warm {warm * 1000:+.1f}")
+        print(f"  {size:>4g} MB  " + "; ".join(parts))
+    lo, hi = min(sizes), max(sizes)
+    if lo != hi:
+        print(f"flatness, warm median at {hi:g} MB / at {lo:g} MB:")
+        for tool in tools:
+            for scenario in ("plain", "goal"):
+                a, b = fig(tool, hi, scenario, "warm"), fig(tool, lo, scenario, "warm")
+                if a and b:
+                    print(f"  {tool.name:<10} {scenario:<5} {a / b:6.2f}")
+        print(f"memory growth, (peak RSS at {hi:g} MB − at {lo:g} MB) / {hi - lo:g} MB:")
+        for tool in tools:
+            for scenario in ("plain", "goal"):
+                a, b = fig(tool, hi, scenario, "peak"), fig(tool, lo, scenario, "peak")
+                if a is not None and b is not None:
+                    print(f"  {tool.name:<10} {scenario:<5} {(a - b) / (hi - lo):6.3f} MB per MB")
+    print("scores (score/messages of the last call):")
+    for tool in tools:
+        for (size, scenario), runs in sorted(tool.runs.items()):
+            print(f"  {tool.name:<10} {size:>4g} MB {scenario:<5} {runs[-1].score}")
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--megabytes", type=float, default=TARGET_BYTES / 1e6)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--keep", type=Path, help="write the session here and keep it")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--sizes", type=float, nargs="+", default=[1, 10, 45, 150], metavar="MB")
+    parser.add_argument("--pairs", type=int, default=5, help="interleaved runs of each server")
+    parser.add_argument("--appends", type=int, default=5, help="turns appended, one per call")
+    parser.add_argument("--peer", type=Path, default=DEFAULT_PEER, help="the earlier tool")
+    parser.add_argument("--no-peer", action="store_true", help="run driftguard only")
+    parser.add_argument("--keep", type=Path, help="generate the sessions under this folder")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as scratch:
-        rows = []
-        for label, goal in (("no goal", None), ("with goal", GOAL)):
-            home = Path(tempfile.mkdtemp(dir=scratch))
-            folder = _session_folder(home, args.keep)
-            writer = generate(
-                folder / f"bench-{label.replace(' ', '-')}.jsonl",
-                target_bytes=int(args.megabytes * 1e6),
-            )
-            figures = asyncio.run(_scenario(writer, home, goal, args.repeats))
-            rows.append((label, writer.bytes / 1e6, figures))
-        print(
-            f"{'scenario':<10} {'size':>7} {'start+init':>10} {'cold call':>10} "
-            f"{'warm median':>12} {'warm max':>9} {'peak RSS':>9}  score/messages"
-        )
-        for label, size, f in rows:
-            peak = f"{f.peak_mb:.0f} MB" if f.peak_mb is not None else "n/a"
-            print(
-                f"{label:<10} {size:>5.1f}MB {f.start:>9.3f}s {f.cold:>9.3f}s "
-                f"{statistics.median(f.warm) * 1000:>10.1f}ms {max(f.warm) * 1000:>7.1f}ms "
-                f"{peak:>9}  {f.score}/{f.messages}"
-            )
+
+    own, sdk, heaviest = startup_imports()
+    print(
+        f"start-up imports: driftguard's own {own:.1f} ms (median of 5, -X importtime self "
+        f"times beyond `{SDK_IMPORT}`, which takes {sdk:.0f} ms)"
+    )
+    print("  heaviest: " + ", ".join(f"{name} {ms:.1f}" for name, ms in heaviest))
+    with tempfile.TemporaryDirectory() as scratch_name:
+        scratch = Path(scratch_name)
+        root = args.keep.resolve() if args.keep else scratch
+        with _peer(None if args.no_peer else args.peer, scratch) as peer:
+            tools: list[Tool] = [Driftguard("driftguard")]
+            if peer is not None:
+                tools.append(peer)
+            for size in args.sizes:
+                home = root / f"home-{size:g}MB"
+                session = _session(home, size, args.appends)
+                print(
+                    f"session {size:g} MB: {session.base / 1e6:.1f} MB + {args.appends} turns "
+                    f"of {sum(map(len, session.turns)) / len(session.turns) / 1e3:.0f} KB"
+                )
+                for pair in range(args.pairs):
+                    order = tools if pair % 2 == 0 else tools[::-1]
+                    for tool in order:
+                        for scenario, goal in (("plain", None), ("goal", GOAL)):
+                            # no history, stored goal or state of an earlier run
+                            shutil.rmtree(home / ".driftcli", ignore_errors=True)
+                            run = asyncio.run(_scenario(tool, session, home, goal))
+                            tool.runs.setdefault((size, scenario), []).append(run)
+                session.reset()
+    report(tools, args.sizes)
 
 
 if __name__ == "__main__":

@@ -6,18 +6,20 @@ Generates a synthetic ~45 MB session with ``gen_claude_session.py`` plus a few m
 then measures, each scenario in a fresh Python process (so that its peak RSS is its own):
 
 - ``parse_session``: a cold whole-file parse (:func:`driftguard.adapters.parse_session`);
-- ``cold get+score``: the first :meth:`SessionCache.get` and ``score_session`` on the file
-  (what the server's first ``get_drift`` costs before MCP and history overhead);
-- ``warm get+score``: after one more turn is appended to the file, ``get`` (which parses
-  only the new lines) and ``score_session``; the median and the slowest of ``--turns``
-  such appends are shown;
+- ``cold get+score``: the first :meth:`SessionCache.get_indexed` and ``score_session`` with
+  its features on the file (what the server's first ``get_drift`` costs before MCP and
+  history overhead; numpy's import included, as there);
+- ``warm get+score``: after one more turn is appended to the file, ``get_indexed`` (which
+  parses only the new lines and updates the features from the new messages) and
+  ``score_session``; the median and the slowest of ``--turns`` such appends are shown;
 - ``unchanged get+score``: a repeat call on a file that did not change.
 
 Times are wall-clock seconds (``time.perf_counter``) and CPU seconds of the process
 (``time.process_time``, all threads: numpy's BLAS pool spins for a moment after import,
 so CPU can exceed wall time; ``OPENBLAS_NUM_THREADS=1`` removes that), with imports done
-beforehand (the import time is shown on its own). Peak RSS is ``resource.getrusage``
-``ru_maxrss`` of the measuring process, imports included. Unix only (``resource``).
+beforehand (the import time is shown on its own; numpy loads on the first score). Peak
+RSS is ``resource.getrusage`` ``ru_maxrss`` of the measuring process, imports included.
+Unix only (``resource``).
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ def _measure(scenario: str, path: Path, base_size: int, turn_ends: list[int]) ->
     from driftguard.adapters import parse_session
     from driftguard.incremental import SessionCache
     from driftguard.presets import load_preset
-    from driftguard.scoring import score_session
+    from driftguard.scoring import DriftReport, score_session
 
     weights = load_preset("coding").weights
     imported = time.perf_counter() - started
@@ -70,17 +72,22 @@ def _measure(scenario: str, path: Path, base_size: int, turn_ends: list[int]) ->
         result["parse"] = timed(lambda: parse_session(path))
     else:
         cache = SessionCache()
-        result["cold"] = timed(lambda: score_session(cache.get(path), weights=weights))
-        report = score_session(cache.get(path), weights=weights)
+
+        def get_and_score() -> DriftReport:
+            indexed = cache.get_indexed(path)
+            return score_session(indexed.session, weights=weights, features=indexed.features)
+
+        result["cold"] = timed(get_and_score)
+        report = get_and_score()
         result["score"], result["messages"] = report.score, report.messages
-        result["unchanged"] = timed(lambda: score_session(cache.get(path), weights=weights))
+        result["unchanged"] = timed(get_and_score)
         warm: list[tuple[float, float]] = []
         done = base_size
         for end in turn_ends:
             with path.open("ab") as out:
                 out.write(appended[done - base_size : end - base_size])
             done = end
-            warm.append(timed(lambda: score_session(cache.get(path), weights=weights)))
+            warm.append(timed(get_and_score))
         result["warm"] = warm
     with path.open("r+b") as fh:  # leave the file whole for the next scenario
         fh.seek(base_size)
@@ -141,9 +148,9 @@ def main(argv: list[str] | None = None) -> None:
 
     warm = sorted(cache["warm"])
     rows = [
-        ("imports (driftguard, numpy)", (parse["import"], None), None),
+        ("imports (driftguard)", (parse["import"], None), None),
         ("parse_session, cold", parse["parse"], parse["peak_rss_mb"]),
-        ("cold  SessionCache.get + score_session", cache["cold"], cache["peak_rss_mb"]),
+        ("cold  get_indexed + score_session", cache["cold"], cache["peak_rss_mb"]),
         ("unchanged file: get + score", cache["unchanged"], None),
         (f"warm  get + score, median of {len(warm)}", warm[len(warm) // 2], None),
         ("warm  get + score, slowest", warm[-1], None),

@@ -91,8 +91,10 @@ def load(validation: Path, home: Path) -> list[Item]:
         items.append(
             Item(
                 run=run,
-                measures=measure(session, None),
-                measures_goal=measure(session, run.goal[: validity.GOAL_CHARS]),
+                measures=measure(session, None, definitions=("g1", "g2")),
+                measures_goal=measure(
+                    session, run.goal[: validity.GOAL_CHARS], definitions=("g1", "g2")
+                ),
                 context_tokens=session.context_tokens,
                 usable=usable.tokens,
             )

@@ -21,13 +21,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from driftguard import discovery
 from driftguard.compaction import read_compaction_settings, usable_window
 from driftguard.config import Config, load_config
 from driftguard.errors import ConfigError
-from driftguard.handoff import Handoff, build_handoff
 from driftguard.history import HistoryStore, goal_sha256, history_key_for, snapshot_from_report
 from driftguard.livecache import read_host_window
 from driftguard.model import GoalUse, Recording, Session
@@ -42,7 +41,14 @@ from driftguard.scoring.report import (
     to_json_dict,
 )
 from driftguard.secrets import gate
-from driftguard.trend import NOT_IN_SESSION_FOLDER, Trend, compute_trend
+from driftguard.trend import NOT_IN_SESSION_FOLDER
+
+# What only some calls need is imported by the step that needs it (issue #10: a first
+# get_drift imports neither the handoff and its secret gate nor the trend).
+if TYPE_CHECKING:
+    from driftguard.handoff import Handoff
+    from driftguard.scoring.features import Features
+    from driftguard.trend import Trend
 
 __all__ = [
     "NOT_IN_SESSION_FOLDER",
@@ -108,6 +114,7 @@ def gated_goal(goal: str | None) -> str | None:
     with a secret redacted still scores, against its ``[REDACTED:…]`` text."""
     if goal is None:
         return None
+
     text = gate(goal).text
     return text.strip() if text is not None and text.strip() else None
 
@@ -147,6 +154,7 @@ def drift(
     context_window: int | None = None,
     record: bool = True,
     more_folders: Sequence[Path] = (),
+    features: Features | None = None,
 ) -> DriftOutcome:
     """Score ``session`` with the project's config, its goal, and record it in its history.
 
@@ -174,6 +182,10 @@ def drift(
     name. So the status line, the hooks, ``get_drift`` and ``driftguard score`` all agree.
     The usable window is derived from it by the host's rule, with the overrides the host's
     environment and settings hold (:mod:`driftguard.compaction`).
+
+    ``features`` are what the factors read from the session's messages, when the caller
+    keeps them up to date (:meth:`driftguard.incremental.SessionCache.get_indexed`); the
+    report is the same without them, only slower to make.
 
     Raises:
         ConfigError: a config file cannot be used, or only goal distance is weighted and
@@ -212,6 +224,7 @@ def drift(
         usable=usable,
         preset=config.preset,
         window_source=window_source,
+        features=features,
     )
     recording = _READ_ONLY
     if record:
@@ -252,6 +265,11 @@ def _choose_goal(
         if given is None:
             store.clear_goal(key)
             return None, None
+        if remembered is not None and given == remembered.text:
+            # not written again: the write ends in an fsync whose wait grows with whatever
+            # else the disk has to flush (issue #10, measured: a warm get_drift with a goal
+            # right after a 150 MB session was written, 5.6 ms with the write, 4.0 without)
+            return GoalUse(given, "given", kept=True, set_at=remembered.set_at), None
         store.save_goal(key, given)
         return GoalUse(given, "given", kept=True, set_at=time.time()), None
     if given is not None and remembered is not None and given == remembered.text:
@@ -304,6 +322,8 @@ def trend(
     """The trend of the session's recorded snapshots (design §6), over those made with the
     scoring, preset and goal in force now (the others are set aside, issues #8 and #11).
     A file outside the session folders has no history: an empty trend."""
+    from driftguard.trend import compute_trend
+
     config = load_config(project)
     if not in_session_folder(session, config, more_folders):
         return compute_trend((), config.warn_threshold, outside=True)
@@ -324,11 +344,22 @@ def handoff(
     store: HistoryStore,
     resolved_by: ResolvedBy = "path",
     saved_to: str | None = None,
+    features: Features | None = None,
 ) -> tuple[Handoff, DriftReport]:
     """The handoff prompt of the session, with its current (unrecorded) report.
 
     ``saved_to`` names the file the draft is being saved to (``handoff --write``,
     the ``save_handoff`` tool); the prompt then asks to complete that file in place.
+    ``features``: as :func:`drift`.
     """
-    outcome = drift(session, project=project, store=store, resolved_by=resolved_by, record=False)
+    from driftguard.handoff import build_handoff
+
+    outcome = drift(
+        session,
+        project=project,
+        store=store,
+        resolved_by=resolved_by,
+        record=False,
+        features=features,
+    )
     return build_handoff(session, outcome.report, saved_to=saved_to), outcome.report

@@ -3,8 +3,9 @@
 engine, and renders a typed result (structured content for the app, readable text for
 the model).
 
-Long-lived state — the incremental parse cache and the history store — is opened once in
-the server's lifespan. Tools raise :class:`~driftguard.errors.DriftguardError` on
+Long-lived state — the incremental parse cache and the history store — lives as long as
+the server, made on the first call that needs it (start-up imports only the SDK, pydantic
+and this module: issue #10). Tools raise :class:`~driftguard.errors.DriftguardError` on
 failure; the SDK turns it into a tool error the model can read. Logging goes to stderr
 only: stdout is the protocol.
 """
@@ -18,9 +19,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
-from urllib.parse import unquote, urlparse
-from urllib.request import url2pathname
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp import MCPError
 from mcp.server import MCPServer
@@ -36,19 +35,21 @@ from mcp.types import (
 )
 from pydantic import BaseModel, Field
 
-from driftguard import __version__, engine
-from driftguard.config import load_config
-from driftguard.discovery import session_folders
+from driftguard import __version__
 from driftguard.errors import DriftguardError
-from driftguard.handoff import Handoff
-from driftguard.handoff_files import SavedHandoff, handoff_files, handoff_target, save_handoff
-from driftguard.history import GuardedHistoryStore, HistoryStore
-from driftguard.incremental import SessionCache
-from driftguard.model import Session
-from driftguard.resolve import ResolvedSession, project_dir, resolve_session, start_projects
-from driftguard.scoring import DriftReport, to_json_dict
-from driftguard.scoring.report import render_session_line
-from driftguard.trend import Trend, render_trend_text, trend_json
+
+# Start-up imports only what answers ``initialize`` and lists the tools (issue #10): the
+# engine, the parsers, numpy and the rest load on the first call that needs them.
+if TYPE_CHECKING:
+    from driftguard.handoff import Handoff
+    from driftguard.handoff_files import SavedHandoff
+    from driftguard.history import GuardedHistoryStore, HistoryStore
+    from driftguard.incremental import SessionCache
+    from driftguard.model import Session
+    from driftguard.resolve import ResolvedSession
+    from driftguard.scoring import DriftReport
+    from driftguard.scoring.features import Features
+    from driftguard.trend import Trend
 
 __all__ = ["SERVER_NAME", "create_server", "main"]
 
@@ -92,12 +93,33 @@ SessionArg = Annotated[
 ]
 
 
-@dataclass
 class ServerState:
-    """What the server keeps between calls."""
+    """What the server keeps between calls: the parse cache and the history store, each
+    made on first use (with the modules behind them), and old history pruned once, at the
+    first call (issue #10: none of it delays ``initialize``)."""
 
-    cache: SessionCache
-    store: HistoryStore
+    def __init__(self) -> None:
+        self._cache: SessionCache | None = None
+        self._store: HistoryStore | None = None
+
+    @property
+    def cache(self) -> SessionCache:
+        """The incremental parse cache of this server process."""
+        if self._cache is None:
+            from driftguard.incremental import SessionCache
+
+            self._cache = SessionCache()
+        return self._cache
+
+    @property
+    def store(self) -> HistoryStore:
+        """The history store; history older than the retention is pruned when it is made."""
+        if self._store is None:
+            from driftguard.history import HistoryStore
+
+            self._store = HistoryStore()
+            _prune_history(self._store)
+        return self._store
 
 
 NOTES_DESCRIPTION = (
@@ -277,6 +299,8 @@ class HandoffResult(BaseModel):
 
 
 def _session_info(report: DriftReport, note: str | None = None) -> SessionInfo:
+    from driftguard.scoring import to_json_dict
+
     return SessionInfo.model_validate({**to_json_dict(report)["session"], "note": note})
 
 
@@ -305,12 +329,13 @@ def _as_tool_error() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class _Loaded:
-    """A parsed session, how it was found, the project whose config applies, and the
-    folders a ``session`` argument was allowed in (empty when none was given): they count
-    as session folders for the history too, even when ``project``'s config lists other
-    ones."""
+    """A parsed session with what its factors read, how it was found, the project whose
+    config applies, and the folders a ``session`` argument was allowed in (empty when none
+    was given): they count as session folders for the history too, even when
+    ``project``'s config lists other ones."""
 
     session: Session
+    features: Features
     resolved: ResolvedSession
     project: Path
     folders: tuple[Path, ...] = ()
@@ -324,6 +349,10 @@ def _readable_folders() -> list[Path]:
     Raises:
         ConfigError: a config file cannot be used.
     """
+    from driftguard.config import load_config
+    from driftguard.discovery import session_folders
+    from driftguard.resolve import project_dir
+
     return [*session_folders(), *load_config(project_dir()).session_folders]
 
 
@@ -336,17 +365,22 @@ def _load(ctx: Context[ServerState, Any], session: str | None) -> _Loaded:
     (reading a config there writes nothing). Handoffs are saved only in a project the
     server was started for (:func:`driftguard.handoff_files.handoff_target`).
     """
+    from driftguard.resolve import project_dir, resolve_session
+
     folders = _readable_folders() if session is not None and session.strip() else None
     resolved = resolve_session(session, client_name=_client_name(ctx), folders=folders)
-    parsed = _state(ctx).cache.get(resolved.path, resolved.cli)
+    indexed = _state(ctx).cache.get_indexed(resolved.path, resolved.cli)
+    parsed = indexed.session
     project = project_dir()
     if resolved.resolved_by == "argument" and parsed.cwd and Path(parsed.cwd).is_dir():
         project = Path(parsed.cwd)
-    return _Loaded(parsed, resolved, project, tuple(folders or ()))
+    return _Loaded(parsed, indexed.features, resolved, project, tuple(folders or ()))
 
 
 def _call_store(ctx: Context[ServerState, Any]) -> GuardedHistoryStore:
     """The server's history store for one call: its failures become that call's notes."""
+    from driftguard.history import GuardedHistoryStore
+
     store = _state(ctx).store
     return GuardedHistoryStore(store.root, sessions_root=store.sessions_root)
 
@@ -371,6 +405,9 @@ def _client_roots(ctx: Context[ServerState, Any]) -> ListRoots | None:
 
 def _root_paths(roots: ListRootsResult | None) -> list[Path]:
     """The local folders among the client's roots (``file://`` URIs only)."""
+    from urllib.parse import unquote, urlparse
+    from urllib.request import url2pathname
+
     if roots is None:
         return []
     folders: list[Path] = []
@@ -394,6 +431,9 @@ def _result(text: str, model: BaseModel) -> CallToolResult:
 
 
 def _prune_history(store: HistoryStore) -> None:
+    from driftguard.config import load_config
+    from driftguard.history import GuardedHistoryStore
+
     try:
         config = load_config(None)
     except DriftguardError as exc:
@@ -411,14 +451,15 @@ def _prune_history(store: HistoryStore) -> None:
 
 @asynccontextmanager
 async def _lifespan(_server: MCPServer[ServerState]) -> AsyncIterator[ServerState]:
-    store = HistoryStore()
-    _prune_history(store)
-    yield ServerState(cache=SessionCache(), store=store)
+    yield ServerState()
 
 
 def _trend_result(
     trend: Trend, report: DriftReport, note: str | None, notes: list[str]
 ) -> TrendResult:
+    from driftguard.scoring.report import render_session_line
+    from driftguard.trend import render_trend_text, trend_json
+
     text = f"{render_trend_text(trend, 'mcp')}\n{render_session_line(report)}"
     return TrendResult.model_validate(
         {
@@ -479,6 +520,8 @@ def create_server() -> MCPServer[ServerState]:
         polluted) from six factors: context saturation, repetition, length collapse, goal
         distance, uncertainty and confidence drift. Says whether to carry on or start fresh,
         and records the score for get_trend."""
+        from driftguard import engine
+
         store = _call_store(ctx)
         with _as_tool_error():
             loaded = _load(ctx, session)
@@ -489,6 +532,7 @@ def create_server() -> MCPServer[ServerState]:
                 goal=goal if goal is not None and goal.strip() else None,
                 resolved_by=loaded.resolved.resolved_by,
                 more_folders=loaded.folders,
+                features=loaded.features,
             )
         note = loaded.resolved.note
         notes = _notes(loaded, store)
@@ -514,6 +558,10 @@ def create_server() -> MCPServer[ServerState]:
         roots: ListRootsResult | None = None,
         replace: bool = False,
     ) -> CallToolResult:
+        from driftguard import engine
+        from driftguard.handoff_files import handoff_files, handoff_target, save_handoff
+        from driftguard.resolve import start_projects
+
         notes: list[str] = []
         store = _call_store(ctx)
         with _as_tool_error():
@@ -534,6 +582,7 @@ def create_server() -> MCPServer[ServerState]:
                 store=store,
                 resolved_by=loaded.resolved.resolved_by,
                 saved_to=str(handoff_files(target).handoff) if target is not None else None,
+                features=loaded.features,
             )
             notes += _notes(loaded, store)
             saved = None
@@ -583,6 +632,8 @@ def create_server() -> MCPServer[ServerState]:
     ) -> Annotated[CallToolResult, TrendResult]:
         """How this session's drift score moved over the scores get_drift recorded:
         sparkline, peak, average, latest state and whether it is climbing or falling."""
+        from driftguard import engine
+
         store = _call_store(ctx)
         with _as_tool_error():
             loaded = _load(ctx, session)
@@ -592,6 +643,7 @@ def create_server() -> MCPServer[ServerState]:
                 store=store,
                 resolved_by=loaded.resolved.resolved_by,
                 record=False,
+                features=loaded.features,
             )
             trend = engine.trend(
                 loaded.session, project=loaded.project, store=store, more_folders=loaded.folders
@@ -603,6 +655,8 @@ def create_server() -> MCPServer[ServerState]:
     def handoff_prompt(ctx: Context[ServerState, Any], session: str | None = None) -> str:
         """Write handoff.md so a fresh session can pick up where this one stands
         (session: a session file path or id; default: this session)."""
+        from driftguard import engine
+
         store = _call_store(ctx)
         try:
             loaded = _load(ctx, session)
@@ -611,6 +665,7 @@ def create_server() -> MCPServer[ServerState]:
                 project=loaded.project,
                 store=store,
                 resolved_by=loaded.resolved.resolved_by,
+                features=loaded.features,
             )
             _notes(loaded, store)  # a prompt has no notes field: stderr only
         except DriftguardError as exc:

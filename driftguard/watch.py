@@ -310,7 +310,8 @@ class Watcher:
             DriftguardError: the file cannot be read or scored.
         """
         path = self._path if self._path is not None else self.locate()
-        session = self.cache.get(path, self._cli)
+        indexed = self.cache.get_indexed(path, self._cli)
+        session = indexed.session
         if self._cli is None:
             self._cli = session.cli  # detected once: an emptied file is still this CLI's
         if path != self._live_path:
@@ -325,6 +326,7 @@ class Watcher:
             store=self.store,
             resolved_by=self._resolved_by,
             record=False,
+            features=indexed.features,
         )
         if session is not self._last:
             self.live.append(outcome.report.score)

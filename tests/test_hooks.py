@@ -429,3 +429,45 @@ def test_a_loop_and_a_crossing_of_the_threshold_are_told_together(project: Path)
     ).splitlines()
     assert lines[0].startswith("driftguard: this session's drift score is 70/100")
     assert lines[1].startswith("driftguard: the last tool calls repeat (npm test ×3)")
+
+
+HEAVY = ("numpy", "sklearn", "scipy")
+
+
+def _modules_after_hook(event: str, stdin: bytes, project: Path) -> list[str]:
+    """The heavy modules a whole ``driftguard hook EVENT`` process imported."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, driftguard.cli as c; c.main(['hook', sys.argv[1]]); "
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, event],
+        input=stdin,
+        capture_output=True,
+        check=True,
+        env={**os.environ, "CLAUDE_PROJECT_DIR": str(project)},
+    )
+    return list(json.loads(done.stderr.decode().splitlines()[-1].replace("'", '"')))
+
+
+def test_the_prompt_and_start_hooks_import_neither_numpy_nor_scikit_learn(
+    project: Path, transcript: Path
+) -> None:
+    start = session_start_payload(transcript, project)
+    prompt = hook_payload("UserPromptSubmit", transcript, project, prompt="go on")
+    assert _modules_after_hook("session-start", start, project) == []
+    assert _modules_after_hook("user-prompt-submit", prompt, project) == []
+
+
+def test_the_stop_hook_scores_a_remembered_goal_without_scikit_learn(
+    project: Path, transcript: Path
+) -> None:
+    HistoryStore().save_goal(history_key("claude_code", SESSION_ID), "import the CSV orders")
+    stop_payload = hook_payload("Stop", transcript, project, stop_hook_active=False)
+    assert "sklearn" not in _modules_after_hook("stop", stop_payload, project)
+    status = livecache.read_status(SESSION_ID)
+    assert status is not None
+    assert status.factors["goal_distance"] is not None

@@ -2,7 +2,8 @@
 
 The central property: a session file written in several appends, cut at arbitrary byte
 positions (half-written lines, complete lines still missing their newline, CRLF endings),
-gives after every append exactly what ``parse_session`` gives for the bytes so far. It is
+gives after every append exactly what ``parse_session`` gives for the bytes so far, and
+the features the cache keeps for scoring equal those computed afresh from that session. It is
 checked on the shared corpus (read in place; the chunks go to a temporary folder) and on
 small synthetic files written here in our own words for each CLI.
 
@@ -31,8 +32,9 @@ from driftguard.adapters.claude_code import ClaudeCodeParser
 from driftguard.adapters.codex_cli import CodexCliParser
 from driftguard.adapters.gemini_cli import GeminiCliParser
 from driftguard.errors import SessionFormatError, UnknownNameError
-from driftguard.incremental import SessionCache
+from driftguard.incremental import Indexed, SessionCache
 from driftguard.model import CliName, Session
+from driftguard.scoring.features import Features
 
 CORPUS_FILES = (
     "claude_code/cc_v1.0.24_summary-lines_fe869ecb.jsonl",
@@ -251,9 +253,22 @@ def outcome(read: Callable[[Path], Session], path: Path) -> Session | tuple[str,
         return ("SessionFormatError", str(exc))
 
 
+def indexed(read: Callable[[Path], Indexed], path: Path) -> Indexed | tuple[str, str]:
+    """The session with its features, or the error a reader raises."""
+    try:
+        return read(path)
+    except SessionFormatError as exc:
+        return ("SessionFormatError", str(exc))
+
+
+def parsed_and_indexed(path: Path) -> Indexed:
+    session = parse_session(path)
+    return Indexed(session, Features.of(session.messages))
+
+
 def grow_and_compare(name: str, content: bytes, cuts: list[int]) -> None:
     """Write ``content`` in pieces ending at ``cuts``; after each piece the cache must
-    agree with a whole-file parse."""
+    agree with a whole-file parse, and so must the features it keeps up to date."""
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / name
         path.write_bytes(b"")
@@ -264,6 +279,7 @@ def grow_and_compare(name: str, content: bytes, cuts: list[int]) -> None:
                 fh.write(content[written:cut])
             written = cut
             assert outcome(cache.get, path) == outcome(parse_session, path), cut
+            assert indexed(cache.get_indexed, path) == indexed(parsed_and_indexed, path), cut
 
 
 def cut_points(content: bytes) -> st.SearchStrategy[list[int]]:

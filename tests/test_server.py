@@ -18,6 +18,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import Implementation
 
 from driftguard.discovery import claude_project_dir_name
+from driftguard.history import HistoryStore
 from driftguard.resolve import write_pointer
 from driftguard.server import create_server
 
@@ -212,6 +213,24 @@ async def test_a_goal_given_once_is_remembered_for_the_session(
     assert data["goal"] == "add tests for the parser"
     assert data["factors"]["goal_distance"] == first.structured_content["factors"]["goal_distance"]
     assert data["weights"]["goal_distance"] > 0
+
+
+async def test_a_goal_given_again_unchanged_is_not_written_again(
+    client: Client, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    saved: list[str] = []
+    original = HistoryStore.save_goal
+
+    def counting(self: HistoryStore, key: str, goal: str) -> None:
+        saved.append(goal)
+        original(self, key, goal)
+
+    monkeypatch.setattr(HistoryStore, "save_goal", counting)
+    for goal in ("add tests for the parser", "add tests for the parser", "fix the lexer"):
+        result = await client.call_tool("get_drift", {"goal": goal})
+        assert result.structured_content is not None
+        assert result.structured_content["goal"] == goal
+    assert saved == ["add tests for the parser", "fix the lexer"]
 
 
 async def test_get_trend_returns_the_recorded_scores_as_a_list(
@@ -415,6 +434,48 @@ def test_every_stdout_line_of_the_server_is_json_rpc(tmp_path: Path, isolated_ho
     assert answer["id"] == 2
     assert answer["result"]["isError"] is False
     assert answer["result"]["structuredContent"]["session"]["path"] == str(session)
+
+
+HEAVY_MODULES = (
+    "numpy",
+    "sklearn",
+    "watchdog",
+    "msgspec",
+    "driftguard.adapters",
+    "driftguard.engine",
+    "driftguard.incremental",
+    "driftguard.scoring",
+    "driftguard.history",
+    "driftguard.secrets",
+)
+"""What a server does not import before its first tool call (issue #10)."""
+
+
+def test_a_server_answers_initialize_and_lists_its_tools_before_importing_the_engine(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    # Start-up time is measured in benchmarks/bench_drift.py; this checks what it is made of.
+    code = (
+        "import sys, anyio\n"
+        "from mcp import Client\n"
+        "import driftguard.cli\n"
+        "from driftguard.server import create_server\n"
+        "async def go():\n"
+        "    async with Client(create_server(), mode='legacy') as c:\n"
+        "        await c.list_tools()\n"
+        "        await c.list_prompts()\n"
+        "anyio.run(go)\n"
+        f"print(sorted(m for m in {HEAVY_MODULES!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=_server_env(isolated_home),
+        cwd=tmp_path,
+        check=True,
+    )
+    assert done.stdout.splitlines()[-1] == "[]"
 
 
 async def test_under_cursor_the_result_says_which_cli_session_was_scored(

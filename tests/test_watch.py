@@ -276,8 +276,9 @@ def test_watch_under_a_pty_redraws_when_a_turn_is_appended_and_exits_0_on_ctrl_c
         # deadline here is generous so that a loaded machine does not fail the test.
         screen.wait_for("10 messages")
         os.write(master, b"\x03")  # Ctrl-C on the terminal
-        assert child.wait(timeout=15) == 0
+        code = child.wait(timeout=15)
         screen.drain()
+        assert code == 0, screen.text()[-3000:]  # what the terminal showed, to see why
         assert screen.raw.rstrip(b"\r\n").endswith(b"\x1b[?25h")  # the cursor is shown again
         assert "Traceback" not in screen.text()
     finally:
@@ -314,8 +315,9 @@ def test_watch_under_a_pty_waiting_for_a_session_exits_0_on_ctrl_c(tmp_path: Pat
         screen.wait_for("Ctrl-C to quit")
         assert f"waiting for a session in {project}…" in screen.text()
         os.write(master, b"\x03")  # Ctrl-C on the terminal
-        assert child.wait(timeout=15) == 0
+        code = child.wait(timeout=15)
         screen.drain()
+        assert code == 0, screen.text()[-3000:]  # what the terminal showed, to see why
         assert screen.raw.rstrip(b"\r\n").endswith(b"\x1b[?25h")  # the cursor is shown again
         assert "Traceback" not in screen.text()
     finally:
@@ -359,8 +361,9 @@ def test_watch_under_a_pty_waits_for_a_first_session_then_shows_it_and_exits_0_o
         )
         screen.wait_for("6 messages")
         os.write(master, b"\x03")  # Ctrl-C on the terminal
-        assert child.wait(timeout=15) == 0
+        code = child.wait(timeout=15)
         screen.drain()
+        assert code == 0, screen.text()[-3000:]  # what the terminal showed, to see why
         assert "Traceback" not in screen.text()
     finally:
         if child.poll() is None:

@@ -33,18 +33,21 @@ from typing import Literal
 
 from driftguard.model import Session
 from driftguard.scoring import factors
+from driftguard.scoring.features import Features
 from driftguard.scoring.goal import goal_distance as seed_goal_distance
-from driftguard.scoring.goal import goal_drift
-from driftguard.scoring.loops import ActionLoop, action_loop
+from driftguard.scoring.goal import goal_drift_between
+from driftguard.scoring.loops import ActionLoop, loop_in
 
 __all__ = [
     "CALIBRATION",
     "G0",
     "Calibration",
+    "GoalDefinition",
     "Measures",
     "conversation_tokens",
     "fill_points",
     "first_request_tokens",
+    "goal_definitions",
     "linear_points",
     "measure",
     "rot_points",
@@ -125,15 +128,18 @@ corrections of its §6:
 """
 
 
-def first_request_tokens(session: Session) -> int:
+def first_request_tokens(session: Session, features: Features | None = None) -> int:
     """The context of the session's first request, in tokens.
 
     The size the CLI reported for it (``Session.first_request_tokens``) when the file has
     usage; otherwise ``floor(Σ len(content) / 4)`` of the remembered messages before the
-    first assistant reply (the estimate design §5.3 uses for the whole context).
+    first assistant reply (the estimate design §5.3 uses for the whole context), read from
+    ``features`` when given (they must be the session's).
     """
     if session.first_request_tokens is not None and not session.tokens_estimated:
         return session.first_request_tokens
+    if features is not None:
+        return features.chars_before_first_reply // 4
     chars = 0
     for message in session.messages:
         if message.role == "assistant" and not message.is_summary:
@@ -142,7 +148,7 @@ def first_request_tokens(session: Session) -> int:
     return chars // 4
 
 
-def conversation_tokens(session: Session) -> int:
+def conversation_tokens(session: Session, features: Features | None = None) -> int:
     """Tokens the conversation added to the context since its first request (≥ 0).
 
     ``context_tokens − first_request_tokens``: the host's system prompt, tool schemas and
@@ -150,7 +156,7 @@ def conversation_tokens(session: Session) -> int:
     Code 2.1, 6k in Codex, 12k in Gemini CLI on the shared corpus), so they cannot tell a
     degraded session from a fresh one.
     """
-    return max(0, session.context_tokens - first_request_tokens(session))
+    return max(0, session.context_tokens - first_request_tokens(session, features))
 
 
 def rot_points(tokens: float, g61: float) -> float:
@@ -187,8 +193,11 @@ class Measures:
         slope: reply-length slope, characters per message (negative = shrinking).
         corrections: self-correction matches in the last 20 replies.
         hedge_rise: rise of the hedge rate, hedges per 100 words.
-        goal_drift: definition g2 (``None`` without a goal or vocabulary).
-        goal_distance_seed: definition g1 in points (``None`` without a goal).
+        goal_drift: definition g2 (``None`` without a goal or vocabulary, or when it was not
+            asked for: :func:`measure`).
+        goal_distance_seed: definition g1 in points (``None`` without a goal, or when it was
+            not asked for).
+        goal_given: a goal was given (goal distance is then a factor, whatever its value).
     """
 
     conversation_tokens: int
@@ -199,21 +208,60 @@ class Measures:
     hedge_rise: float
     goal_drift: float | None
     goal_distance_seed: float | None
+    goal_given: bool = False
 
 
-def measure(session: Session, goal: str | None) -> Measures:
-    """Every raw measure of ``session`` (``goal`` blank or ``None``: no goal)."""
-    replies = session.assistant_texts
+GoalDefinition = Literal["g1", "g2"]
+
+
+def goal_definitions(calibration: Calibration) -> tuple[GoalDefinition, ...]:
+    """The goal definition ``calibration`` scores with: g2 when it sets ``drift61``, else
+    g1 (the seed's goal distance)."""
+    return ("g2",) if calibration.drift61 is not None else ("g1",)
+
+
+def measure(
+    session: Session,
+    goal: str | None,
+    *,
+    calibration: Calibration = CALIBRATION,
+    definitions: tuple[GoalDefinition, ...] | None = None,
+    features: Features | None = None,
+) -> Measures:
+    """Every raw measure of ``session`` (``goal`` blank or ``None``: no goal).
+
+    Args:
+        session: the parsed session.
+        goal: the goal text.
+        calibration: the calibration the measures are for: only the goal definition it
+            scores with is computed (:func:`goal_definitions`).
+        definitions: the goal definitions to compute instead (``benchmarks/calibrate.py``
+            compares both).
+        features: the session's :class:`~driftguard.scoring.features.Features` when the
+            caller keeps them up to date (else computed here from ``session.messages``).
+    """
+    if features is None:
+        features = Features.of(session.messages)
+    if definitions is None:
+        definitions = goal_definitions(calibration)
+    recent = features.recent
     has_goal = goal is not None and goal.strip() != ""
     return Measures(
-        conversation_tokens=conversation_tokens(session),
-        overlap=factors.trigram_overlap(replies),
-        loop=action_loop(session.messages),
-        slope=factors.length_slope(replies),
-        corrections=factors.self_corrections(replies),
-        hedge_rise=factors.hedge_rise(replies),
-        goal_drift=goal_drift(goal, replies) if has_goal and goal else None,
-        goal_distance_seed=seed_goal_distance(goal, replies) if has_goal and goal else None,
+        conversation_tokens=conversation_tokens(session, features),
+        overlap=factors.trigram_overlap(recent),
+        loop=loop_in(features.steps),
+        slope=factors.length_slope(recent),
+        corrections=factors.self_corrections(recent),
+        hedge_rise=features.hedge_rise,
+        goal_drift=(
+            goal_drift_between(goal, features.first, recent, features.replies)
+            if has_goal and goal and "g2" in definitions
+            else None
+        ),
+        goal_distance_seed=(
+            seed_goal_distance(goal, recent) if has_goal and goal and "g1" in definitions else None
+        ),
+        goal_given=has_goal,
     )
 
 
@@ -251,9 +299,9 @@ def factor_points(
         goal = measures.goal_distance_seed
     else:
         goal = (
-            None
-            if measures.goal_distance_seed is None
-            else linear_points(measures.goal_drift or 0.0, calibration.drift61)
+            linear_points(measures.goal_drift or 0.0, calibration.drift61)
+            if measures.goal_given
+            else None
         )
     return {
         "context_saturation": saturation,

@@ -33,6 +33,7 @@ from driftguard.compaction import UsableWindow, usable_window
 from driftguard.model import FACTOR_NAMES, SCORINGS, WARN_THRESHOLDS, Scoring, Session
 from driftguard.scoring import calibrated, factors
 from driftguard.scoring.calibrated import CALIBRATION, Calibration, Measures
+from driftguard.scoring.features import Features
 from driftguard.scoring.goal import goal_distance
 from driftguard.scoring.wording import calibrated_reasons, recommend, seed_reasons
 
@@ -270,6 +271,7 @@ def score_session(
     calibration: Calibration = CALIBRATION,
     preset: str | None = None,
     window_source: WindowSource | None = None,
+    features: Features | None = None,
 ) -> DriftReport:
     """Score one parsed session (design §5, issue #8).
 
@@ -291,6 +293,9 @@ def score_session(
         preset: the preset the weights came from, carried into the report.
         window_source: where ``context_window`` came from (default: ``"file"`` without
             one, ``"host"`` with one).
+        features: what the factors read from ``session.messages``, when the caller keeps
+            them up to date (:class:`driftguard.incremental.SessionCache`); computed here
+            otherwise. Either way the report is the same.
 
     Returns:
         The :class:`DriftReport`; a session with fewer than 2 messages scores 0 with
@@ -305,7 +310,9 @@ def score_session(
         usable = usable_window(
             session.cli, window, window_from_file=window == session.context_window
         )
-    count = session.message_count
+    if features is None:
+        features = Features.of(session.messages)
+    count = features.messages
     has_goal = goal is not None and goal.strip() != ""
     if count < MIN_MESSAGES:
         values: dict[str, float | None] = dict.fromkeys(FACTOR_NAMES, 0.0)
@@ -332,19 +339,21 @@ def score_session(
     measures: Measures | None = None
     reasons: Mapping[str, str]
     if scoring == "seed":
-        replies = session.assistant_texts
+        replies = features.recent  # every seed factor reads the last 20 replies at most
         values = {
             "context_saturation": factors.context_saturation(session.context_tokens, window),
             "repetition": factors.repetition(replies),
             "length_collapse": factors.length_collapse(replies),
             "goal_distance": goal_distance(goal, replies) if has_goal and goal else None,
             "uncertainty": factors.uncertainty(replies),
-            "confidence_drift": factors.confidence_drift(replies),
+            "confidence_drift": factors.confidence_points(features.hedge_rise),
         }
         composite = composite_score(weights, values)
         reasons = seed_reasons(session.context_tokens, window)
     else:
-        measures = calibrated.measure(session, goal if has_goal else None)
+        measures = calibrated.measure(
+            session, goal if has_goal else None, calibration=calibration, features=features
+        )
         values = calibrated.factor_points(
             measures,
             context_tokens=session.context_tokens,

@@ -25,15 +25,15 @@ import math
 from collections.abc import Sequence
 from functools import lru_cache
 
-import numpy as np
-
-from driftguard.scoring.text import count_phrases, remove_code, word_trigrams, words
+from driftguard.scoring.text import count_phrases, folded, remove_code, word_trigrams
 
 __all__ = [
     "HEDGE_PHRASES",
     "UNCERTAINTY_PHRASES",
     "confidence_drift",
+    "confidence_points",
     "context_saturation",
+    "hedge_features",
     "hedge_rise",
     "length_collapse",
     "length_slope",
@@ -149,6 +149,8 @@ def length_slope(assistant_texts: Sequence[str]) -> float:
     window = assistant_texts[-LENGTH_WINDOW:]
     if len(window) < 5:
         return 0.0
+    import numpy as np  # here, not at import: the status line and hooks import this module
+
     lengths = np.array([len(text) for text in window], dtype=float)
     return float(np.polyfit(np.arange(len(window), dtype=float), lengths, 1)[0])
 
@@ -188,7 +190,7 @@ def uncertainty(assistant_texts: Sequence[str]) -> float:
 
 
 @lru_cache(maxsize=FEATURE_CACHE_SIZE)
-def _hedge_features(text: str) -> tuple[int, int]:
+def hedge_features(text: str) -> tuple[int, int]:
     """``(hedge matches, words)`` of one message with fenced code removed (factor 6).
 
     Memoised by text: :func:`confidence_drift` reads every remembered assistant message on
@@ -197,7 +199,11 @@ def _hedge_features(text: str) -> tuple[int, int]:
     costs one dictionary lookup).
     """
     prose = remove_code(text)
-    return count_phrases(prose, HEDGE_PHRASES), len(words(prose))
+    fold = folded(prose)  # lower-cased with the same whitespace: split like words(prose)
+    return count_phrases(prose, HEDGE_PHRASES, folded_text=fold), len(fold.split())
+
+
+_hedge_features = hedge_features
 
 
 def _hedge_rate(texts: Sequence[str]) -> float:
@@ -234,4 +240,10 @@ def confidence_drift(assistant_texts: Sequence[str]) -> float:
     Returns:
         0–100 points.
     """
-    return min(100.0, max(0.0, hedge_rise(assistant_texts) * 20))
+    return confidence_points(hedge_rise(assistant_texts))
+
+
+def confidence_points(rise: float) -> float:
+    """Confidence-drift points (the seed's scale) for a :func:`hedge_rise` of ``rise``:
+    ``rise × 20``, clamped to 0–100."""
+    return min(100.0, max(0.0, rise * 20))

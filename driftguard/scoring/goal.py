@@ -1,14 +1,19 @@
-"""Goal distance (design.md §5.3, factor 4): the only place that imports scikit-learn.
+"""Goal distance (design.md §5.3, factor 4): TF-IDF cosine similarity of the goal and
+the latest replies.
 
-scikit-learn is imported lazily, inside :func:`goal_distance`, so scoring without a goal
-never pays for it; it ships no type hints, hence the mypy override in pyproject.toml.
+The similarities are scikit-learn's ``TfidfVectorizer()`` (default parameters) and
+``cosine_similarity``, computed float for float by :mod:`driftguard.scoring.tfidf`
+without importing scikit-learn (0.6–1 s here, issue #10); scikit-learn is the oracle of the
+tests, no longer a dependency.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["GOAL_WINDOW", "goal_distance", "goal_drift", "goal_similarity"]
+from driftguard.scoring.tfidf import cosine_similarities
+
+__all__ = ["GOAL_WINDOW", "goal_distance", "goal_drift", "goal_drift_between", "goal_similarity"]
 
 GOAL_WINDOW = 5
 """How many of the latest assistant messages are compared with the goal (design §5.3)."""
@@ -18,21 +23,16 @@ def goal_similarity(goal: str, assistant_texts: Sequence[str]) -> float | None:
     """Cosine similarity (0–1) of the goal and the last 5 replies under TF-IDF.
 
     The two documents are the goal and the last 5 (or fewer) assistant messages joined
-    with ``"\\n"``; scikit-learn's ``TfidfVectorizer()`` with default parameters is fitted
-    on just those two. Returns ``None`` when there is no assistant message yet or the
-    vocabulary is empty (no word of two or more characters in either document).
+    with ``"\\n"``; TF-IDF as scikit-learn's ``TfidfVectorizer()`` with default parameters
+    fits it on just those two (:mod:`.tfidf`). Returns ``None`` when there is no assistant
+    message yet or the vocabulary is empty (no word of two or more characters in either
+    document).
     """
     window = assistant_texts[-GOAL_WINDOW:]
     if not window:
         return None
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.metrics.pairwise import cosine_similarity
-
-    try:
-        matrix = TfidfVectorizer().fit_transform([goal, "\n".join(window)])
-    except ValueError:  # "empty vocabulary; perhaps the documents only contain stop words"
-        return None
-    return float(cosine_similarity(matrix[0], matrix[1])[0, 0])
+    similarities = cosine_similarities([goal, "\n".join(window)])
+    return None if similarities is None else similarities[0]
 
 
 def goal_distance(goal: str, assistant_texts: Sequence[str]) -> float:
@@ -58,23 +58,27 @@ def goal_drift(goal: str, assistant_texts: Sequence[str]) -> float | None:
 
     With n assistant messages (n ≥ 2; else ``None``), ``k = min(5, ⌊n/2⌋)``: the documents
     are the goal, the first k replies joined with ``"\\n"`` and the last k joined the same
-    way; scikit-learn's ``TfidfVectorizer()`` with default parameters is fitted on those
-    three, and the result is ``max(0, sim(goal, first) − sim(goal, last))`` with cosine
-    similarities. Measuring against the session's own start, a goal text that is long, or
-    a terse reply style, is not distance by itself (benchmarks/VALIDITY.md, definition g2).
+    way; TF-IDF as scikit-learn's ``TfidfVectorizer()`` with default parameters fits it on
+    those three (:mod:`.tfidf`), and the result is
+    ``max(0, sim(goal, first) − sim(goal, last))`` with cosine similarities. Measuring
+    against the session's own start, a goal text that is long, or a terse reply style, is
+    not distance by itself (benchmarks/VALIDITY.md, definition g2).
     ``None`` too when the vocabulary is empty.
     """
-    n = len(assistant_texts)
-    if n < 2:
-        return None
-    k = min(GOAL_WINDOW, n // 2)
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.metrics.pairwise import cosine_similarity
+    return goal_drift_between(
+        goal, assistant_texts[:GOAL_WINDOW], assistant_texts[-GOAL_WINDOW:], len(assistant_texts)
+    )
 
-    documents = [goal, "\n".join(assistant_texts[:k]), "\n".join(assistant_texts[-k:])]
-    try:
-        matrix = TfidfVectorizer().fit_transform(documents)
-    except ValueError:  # empty vocabulary
+
+def goal_drift_between(
+    goal: str, first: Sequence[str], last: Sequence[str], replies: int
+) -> float | None:
+    """:func:`goal_drift` from the first and the last :data:`GOAL_WINDOW` (or fewer)
+    replies of ``replies`` in all."""
+    if replies < 2:
         return None
-    similarity = cosine_similarity(matrix[0], matrix[1:])[0]
-    return max(0.0, float(similarity[0]) - float(similarity[1]))
+    k = min(GOAL_WINDOW, replies // 2)
+    similarity = cosine_similarities([goal, "\n".join(first[:k]), "\n".join(last[-k:])])
+    if similarity is None:  # empty vocabulary
+        return None
+    return max(0.0, similarity[0] - similarity[1])

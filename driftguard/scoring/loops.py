@@ -50,7 +50,9 @@ Pure functions over :class:`~driftguard.model.ParsedMessage` sequences; no I/O.
 
 from __future__ import annotations
 
+import bisect
 import re
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -66,9 +68,12 @@ __all__ = [
     "ActionLoop",
     "LoopKind",
     "Step",
+    "StepScan",
     "action_loop",
     "describe_loop",
+    "loop_in",
     "loop_key",
+    "recent_steps",
     "short_loop",
     "steps",
 ]
@@ -163,6 +168,129 @@ def _failed(message: ParsedMessage) -> bool:
     return int(code) != 0
 
 
+class StepScan:
+    """:func:`steps` as a scan that can be resumed and wound back (issue #10).
+
+    :meth:`feed` takes the messages in order. Of each closed step the scan keeps only where
+    it began and which message closed it (two integers); :meth:`window` rebuilds the latest
+    steps from the messages on demand (the last few built are kept), so a long session's
+    steps cost no memory beyond those integers — a step's result is the text of its tool
+    results joined, a copy when there are several. :meth:`rewind` drops exactly the steps a
+    change at some message index may alter and says where feeding must start again. A
+    fresh scan fed every message gives what :func:`steps` gives. It also notes where the
+    person typed a prompt, so that :meth:`window` can give the steps since the last one.
+    """
+
+    __slots__ = (
+        "_built",
+        "_calls",
+        "_closed_at",
+        "_failed",
+        "_prompts",
+        "_results",
+        "_start",
+        "_starts",
+    )
+
+    def __init__(self) -> None:
+        self._starts = array("q")
+        self._closed_at = array("q")
+        self._prompts = array("q")  # indices of the prompts the person typed
+        self._built: dict[int, Step] = {}  # recently built closed steps, by their start
+        self._calls: list[ToolCall] = []
+        self._results: list[str] = []
+        self._failed = False
+        self._start = 0
+
+    @property
+    def closed(self) -> int:
+        """Steps closed so far."""
+        return len(self._starts)
+
+    def _close(self, index: int) -> None:
+        if self._calls:
+            self._starts.append(self._start)
+            self._closed_at.append(index)
+        self._calls, self._results, self._failed = [], [], False
+
+    def feed(self, index: int, message: ParsedMessage) -> None:
+        """Read ``message``, the ``index``-th of the session (indices must follow on)."""
+        if message.tool_calls:
+            parallel = (
+                self._calls
+                and not self._results
+                and message.role == "tool"
+                and not message.content.strip()
+            )
+            if not parallel:
+                self._close(index)
+                self._start = index
+            self._calls.extend(message.tool_calls)
+        elif message.role == "tool" and self._calls:
+            self._results.append(message.content)
+            self._failed = self._failed or _failed(message)
+        elif message.role != "tool":
+            self._close(index)
+            if message.role == "user" and not message.is_summary:
+                self._prompts.append(index)
+
+    def _open_step(self) -> Step | None:
+        if not self._calls:
+            return None
+        return Step(tuple(self._calls), "\n".join(self._results), self._failed)
+
+    def _closed_step(self, number: int, messages: Sequence[ParsedMessage]) -> Step:
+        """The ``number``-th closed step, rebuilt from the messages that made it."""
+        start = self._starts[number]
+        step = self._built.get(start)
+        if step is None:
+            scan = StepScan()
+            for index in range(start, self._closed_at[number]):
+                scan.feed(index, messages[index])
+            built = scan._open_step()
+            assert built is not None  # a step's first message carries tool calls
+            step = self._built[start] = built
+        return step
+
+    def window(
+        self, size: int, messages: Sequence[ParsedMessage], *, since_prompt: bool = False
+    ) -> list[Step]:
+        """The last ``size`` steps (``size`` ≥ 1) of the ``messages`` fed, the one still open
+        (if any) last; with ``since_prompt``, only those after the last prompt the person
+        typed (a prompt closes any open step, so the open one always is)."""
+        open_step = self._open_step()
+        wanted = size - (open_step is not None)
+        first = max(0, self.closed - wanted)
+        if since_prompt and self._prompts:
+            first = max(first, bisect.bisect_right(self._starts, self._prompts[-1]))
+        found = [self._closed_step(number, messages) for number in range(first, self.closed)]
+        if self._built and len(self._built) > 2 * size:
+            keep = self._starts[first] if first < self.closed else self._start
+            self._built = {start: step for start, step in self._built.items() if start >= keep}
+        return found if open_step is None else [*found, open_step]
+
+    def rewind(self, index: int) -> int:
+        """Forget what the messages from ``index`` on may have changed; return where to
+        feed again (at most ``index``).
+
+        A step closed by a message before ``index`` stands: the messages that made it are
+        unchanged. The first step that is still open or was closed at ``index`` or later is
+        dropped with all after it, and feeding starts again where it began: a step's first
+        message always starts a new step, whatever came before it.
+        """
+        kept = bisect.bisect_left(self._closed_at, index)
+        resume = index
+        if kept < self.closed:
+            resume = min(index, self._starts[kept])
+        elif self._calls:
+            resume = min(index, self._start)
+        del self._starts[kept:], self._closed_at[kept:]
+        del self._prompts[bisect.bisect_left(self._prompts, resume) :]
+        self._built = {start: step for start, step in self._built.items() if start < resume}
+        self._calls, self._results, self._failed = [], [], False
+        return resume
+
+
 def steps(messages: Sequence[ParsedMessage]) -> list[Step]:
     """The steps of ``messages`` in order.
 
@@ -171,32 +299,10 @@ def steps(messages: Sequence[ParsedMessage]) -> list[Step]:
     parallel calls one item each) before any result are one step. A user or assistant
     message without calls ends the step.
     """
-    out: list[Step] = []
-    calls: list[ToolCall] = []
-    results: list[str] = []
-    failed = False
-
-    def close() -> None:
-        if calls:
-            out.append(Step(tuple(calls), "\n".join(results), failed))
-
-    for message in messages:
-        if message.tool_calls:
-            parallel = (
-                calls and not results and message.role == "tool" and not message.content.strip()
-            )
-            if not parallel:
-                close()
-                calls, results, failed = [], [], False
-            calls.extend(message.tool_calls)
-        elif message.role == "tool" and calls:
-            results.append(message.content)
-            failed = failed or _failed(message)
-        elif message.role != "tool":
-            close()
-            calls, results, failed = [], [], False
-    close()
-    return out
+    scan = StepScan()
+    for index, message in enumerate(messages):
+        scan.feed(index, message)
+    return scan.window(scan.closed + 1, messages)
 
 
 def _since_last_prompt(messages: Sequence[ParsedMessage]) -> Sequence[ParsedMessage]:
@@ -241,19 +347,30 @@ def _retried(window: Sequence[Step]) -> tuple[int, int, tuple[ToolCall, ...]]:
     return best
 
 
-def action_loop(messages: Sequence[ParsedMessage]) -> ActionLoop | None:
-    """The strongest action loop going on at the latest step, or ``None``.
+def recent_steps(messages: Sequence[ParsedMessage]) -> list[Step]:
+    """The steps since the last prompt the person typed, at most the last
+    :data:`ACTION_WINDOW`, oldest first: what :func:`loop_in` reads."""
+    return steps(_since_last_prompt(messages))[-ACTION_WINDOW:]
 
-    Reads the steps since the last prompt the person typed, at most the last
-    :data:`ACTION_WINDOW`. The runs of the same call, of the same outcome, of errors and of
-    alternation must end at the latest step; a retried failing call must not have passed
-    since its first failure counted. Ties go to the most specific pattern (failing,
-    retried, same result, same call, alternating).
+
+def action_loop(messages: Sequence[ParsedMessage]) -> ActionLoop | None:
+    """The strongest action loop going on at the latest step, or ``None``: :func:`loop_in`
+    of :func:`recent_steps`."""
+    return loop_in(recent_steps(messages))
+
+
+def loop_in(window: Sequence[Step]) -> ActionLoop | None:
+    """The strongest action loop going on at the last of ``window`` — the steps since the
+    last prompt the person typed, at most the last :data:`ACTION_WINDOW` — or ``None``.
+
+    The runs of the same call, of the same outcome, of errors and of alternation must end
+    at the latest step; a retried failing call must not have passed since its first
+    failure counted. Ties go to the most specific pattern (failing, retried, same result,
+    same call, alternating).
 
     Returns:
         The loop with the most points (> 0), or ``None``.
     """
-    window = steps(_since_last_prompt(messages))[-ACTION_WINDOW:]
     if len(window) < 2:
         return None
     last = window[-1]

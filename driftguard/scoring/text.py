@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-__all__ = ["count_phrases", "phrase_pattern", "remove_code", "word_trigrams", "words"]
+__all__ = ["count_phrases", "folded", "phrase_pattern", "remove_code", "word_trigrams", "words"]
 
 _OPENING_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 
@@ -88,21 +88,77 @@ def _folded(text: str) -> str:
     return text.lower()
 
 
-def count_phrases(text: str, phrases: Iterable[str]) -> int:
+@lru_cache(maxsize=64)
+def _folded_pattern(phrase: str) -> re.Pattern[str]:
+    """The matcher of an ASCII ``phrase`` in a :func:`_folded` text: the phrase rule with
+    the phrase lower-cased, case-sensitive, and without its leading ``(?<!\\w)`` (which
+    :func:`_count_folded` checks itself). So the pattern starts with a literal, which the
+    regex engine finds with a fast search instead of trying every position: on the 2 159
+    distinct replies of the 45 MB benchmark session, "might" is counted in 1 ms instead of
+    32 ms."""
+    body = r"\s+".join(re.escape(part) for part in phrase.lower().split())
+    tail = r"(?!\w)" if phrase[-1].isalnum() else ""
+    return re.compile(body + tail)
+
+
+_WORD_CHAR = re.compile(r"\w")
+
+
+def _count_folded(fold: str, phrase: str) -> int:
+    """Non-overlapping matches of an ASCII ``phrase`` in the folded text ``fold``, found
+    as ``findall`` of the full phrase rule finds them: left to right, a match at the first
+    position where the pattern matches and no word character precedes it, the next search
+    from its end; where a word character precedes, the search goes on from the next
+    position."""
+    pattern = _folded_pattern(phrase)
+    count = 0
+    position = 0
+    while (found := pattern.search(fold, position)) is not None:
+        start = found.start()
+        if start > 0 and _WORD_CHAR.match(fold, start - 1):
+            position = start + 1
+            continue
+        count += 1
+        position = found.end() if found.end() > start else start + 1
+    return count
+
+
+def folded(text: str) -> str:
+    """``text`` folded for phrase matching (:func:`count_phrases`; same length, same
+    whitespace and word characters at the same places)."""
+    return _folded(text)
+
+
+def count_phrases(text: str, phrases: Iterable[str], *, folded_text: str | None = None) -> int:
     """Total non-overlapping matches of each phrase in ``text``, summed over the phrases.
 
-    A phrase none of whose matches can exist (one of its words is not a substring of the
-    folded text) is not searched for: the count is the same, found much faster, since
-    most phrases are absent from most texts.
+    An ASCII phrase is matched in the folded text (:data:`_FOLD`, then lower-case) with its
+    lower-cased pattern, case-sensitively. That finds exactly what the phrase rule finds in
+    ``text`` case-insensitively: folding keeps every position, whitespace and word
+    character (``\\s``, ``\\w``) where it was, and maps to an ASCII letter exactly the
+    characters ``re.IGNORECASE`` matches to it (tests check both over every code point).
+    A phrase one of whose words is not a substring of the folded text is not searched for
+    at all. ``folded_text`` is ``folded(text)`` when the caller has it already.
     """
-    folded: str | None = None
+    fold = folded_text
     total = 0
-    for phrase in phrases:
-        needed = _required_words(phrase)
-        if needed:
-            if folded is None:
-                folded = _folded(text)
-            if not all(word in folded for word in needed):
+    for phrase, needed in _plan(tuple(phrases)):
+        if needed is None:
+            total += len(phrase_pattern(phrase).findall(text))
+            continue
+        if fold is None:
+            fold = _folded(text)
+        if len(needed) == 1:
+            if needed[0] not in fold:
                 continue
-        total += len(phrase_pattern(phrase).findall(text))
+        elif not all(word in fold for word in needed):
+            continue
+        total += _count_folded(fold, phrase)
     return total
+
+
+@lru_cache(maxsize=64)
+def _plan(phrases: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...] | None], ...]:
+    """Each phrase with the words every match holds (``None``: a non-ASCII phrase, matched
+    in the text itself)."""
+    return tuple((phrase, _required_words(phrase) or None) for phrase in phrases)

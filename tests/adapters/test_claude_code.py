@@ -487,6 +487,20 @@ def test_same_message_id_under_two_request_ids_is_two_responses(tmp_path: Path) 
     assert parse(path).assistant_texts == ("Answer one.", "Answer two.")
 
 
+def test_ids_that_differ_only_around_a_nul_character_are_two_responses(tmp_path: Path) -> None:
+    # Response keys join both ids with a NUL when neither holds one; these must not merge.
+    path = write_session(
+        tmp_path,
+        [
+            prompt("u1", "One."),
+            reply("a1", [text("First.")], message_id="m\0x", request_id="r"),
+            reply("a2", [text("Second.")], message_id="m", request_id="x\0r"),
+            reply("a3", [text("Third.")], message_id="m\0x", request_id="r"),
+        ],
+    )
+    assert parse(path).assistant_texts == ("First.\nThird.", "Second.")
+
+
 def test_reused_message_id_without_request_id_only_joins_the_latest_response(
     tmp_path: Path,
 ) -> None:

@@ -52,6 +52,27 @@ def test_only_the_folded_characters_match_ascii_letters_case_insensitively() -> 
         assert set(re.findall(re.escape(char), everything, re.IGNORECASE)) == {char}
 
 
+def test_folding_keeps_every_position_space_and_word_character() -> None:
+    # What matching phrases case-sensitively in the folded text relies on (count_phrases).
+    for code in range(sys.maxunicode + 1):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        fold = text.folded(char)
+        assert len(fold) == 1, hex(code)
+        assert (re.match(r"\w", char) is None) == (re.match(r"\w", fold) is None), hex(code)
+        assert (re.match(r"\s", char) is None) == (re.match(r"\s", fold) is None), hex(code)
+
+
+def test_folding_maps_to_an_ascii_letter_or_sign_exactly_what_ignorecase_matches_to_it() -> None:
+    everything = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
+    folded_all = text.folded(everything)
+    for char in string.ascii_lowercase + string.punctuation + string.digits:
+        matched = set(re.findall(re.escape(char), everything, re.IGNORECASE))
+        folds_to = {everything[i] for i, f in enumerate(folded_all) if f == char}
+        assert folds_to == matched, char
+
+
 words_and_noise = st.text(alphabet=string.ascii_letters + TRICKY, max_size=60)
 VARIANTS = {"i": "iIİı", "s": "sSſ", "k": "kKK"}
 
