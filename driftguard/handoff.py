@@ -55,6 +55,7 @@ from driftguard.scoring.composite import DriftReport, State
 from driftguard.scoring.report import display_round
 from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE
 from driftguard.secrets import MARKER_PATTERN, Redaction, gate
+from driftguard.terminal import printable
 
 __all__ = [
     "COMMAND_LIMIT",
@@ -195,7 +196,7 @@ class _Gate:
             self.withheld.append(result.dropped_reason or "credential-file contents")
             return None
         self.redactions.extend(result.redactions)
-        return result.text
+        return printable(result.text)
 
 
 def build_handoff(session: Session, report: DriftReport, *, saved_to: str | None = None) -> Handoff:

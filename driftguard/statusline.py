@@ -54,6 +54,7 @@ from typing import Any, Final
 
 from driftguard import livecache
 from driftguard.livecache import LiveStatus
+from driftguard.terminal import printable, short_markers
 
 __all__ = [
     "FACTOR_SHORT",
@@ -288,7 +289,7 @@ def render_line(
         if status.handoff_suggested:
             tail.append("handoff suggested")
         if status.goal:
-            goal = " ".join(status.goal.split())
+            goal = short_markers(printable(" ".join(status.goal.split())))
             if len(goal) > GOAL_SHOWN:
                 goal = goal[: GOAL_SHOWN - 1].rstrip() + "…"
             tail.append(f"goal “{goal}”")

@@ -58,6 +58,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from driftguard.model import ParsedMessage, ToolCall
+from driftguard.terminal import printable
 
 __all__ = [
     "ACTION_WINDOW",
@@ -422,18 +423,28 @@ def _alternation(window: Sequence[Step]) -> int:
     return length if length >= 4 else 0
 
 
+def _shown(text: str) -> str:
+    """A part of a tool call as a report may show it: through the secret gate (a loop of
+    ``mysql -pSECRET`` must not print the password) and made printable (no terminal
+    control characters)."""
+    from driftguard.secrets import gate  # the gate loads only when a loop is described
+
+    gated = gate(text).text
+    return printable(gated) if gated is not None else "[withheld]"
+
+
 def _call_words(calls: Sequence[ToolCall]) -> str:
     """A short name for an action: the command line, else the tool and its target."""
     call = calls[0]
     if call.command:
-        text = " ".join(call.command.split())
+        text = _shown(" ".join(call.command.split()))
         if len(text) > _SUMMARY_CHARS:
             text = text[: _SUMMARY_CHARS - 1] + "…"
         label = f"`{text}`"
     elif call.target_path:
-        label = f"{call.name} on {call.target_path}"
+        label = f"{_shown(call.name)} on {_shown(call.target_path)}"
     else:
-        label = call.name or "a tool call"
+        label = _shown(call.name) if call.name else "a tool call"
     return label + (f" (+{len(calls) - 1} more calls)" if len(calls) > 1 else "")
 
 
@@ -460,11 +471,9 @@ def short_loop(loop: ActionLoop) -> str:
         call = calls[0]
         text = " ".join((call.command or "").split())
         if not text:
-            text = (
-                f"{call.name} {call.target_path.rsplit('/', 1)[-1]}"
-                if call.target_path
-                else call.name
-            )
+            target = call.target_path.rsplit("/", 1)[-1] if call.target_path else ""
+            text = f"{call.name} {target}".strip()
+        text = _shown(text)
         return text if len(text) <= 24 else text[:23] + "…"
 
     if loop.kind == "alternating":

@@ -20,6 +20,7 @@ from driftguard.model import FACTOR_NAMES, Audience, GoalUse, Recording
 from driftguard.scoring.composite import NOT_ENOUGH_MESSAGES, DriftReport
 from driftguard.scoring.loops import describe_loop
 from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE
+from driftguard.terminal import printable
 
 __all__ = [
     "BAR_CELLS",
@@ -228,7 +229,7 @@ def render_goal_line(goal: GoalUse | None, audience: Audience, *, keepable: bool
             else 'pass goal="<the user\'s request>" once to add it'
         )
         return f"Goal: none, so goal distance is left out; {how}."
-    shown = textwrap.shorten(goal.text, GOAL_CHARS_SHOWN, placeholder="…")
+    shown = printable(textwrap.shorten(goal.text, GOAL_CHARS_SHOWN, placeholder="…"))
     when = when_utc(goal.set_at) if goal.set_at is not None else None
     if goal.source == "remembered":
         where = f"remembered from an earlier call ({when})" if when else "remembered"

@@ -12,7 +12,7 @@ import pytest
 
 from driftguard.adapters._common import make_tool_call
 from driftguard.model import ParsedMessage, ToolCall
-from driftguard.scoring.loops import action_loop, describe_loop, steps
+from driftguard.scoring.loops import action_loop, describe_loop, short_loop, steps
 
 
 def bash(command: str) -> ToolCall:
@@ -213,3 +213,22 @@ def test_a_prompt_between_two_calls_ends_the_first_step() -> None:
         *step(TEST, "ok"),
     ]
     assert [s.result for s in steps(messages)] == ["ok", "ok"]
+
+
+def test_a_loop_label_passes_the_secret_gate_everywhere_it_is_shown() -> None:
+    secret = bash("mysql -uroot -pS3cretPassw0rd -e 'select 1'")
+    loop = action_loop([m for _ in range(3) for m in step(secret, "ERROR 1045", error=True)])
+    assert loop is not None
+    assert "-p[REDACTED:cli-password:" in describe_loop(loop)
+    for text in (describe_loop(loop), short_loop(loop)):
+        assert "S3cret" not in text
+
+
+def test_a_loop_label_shows_terminal_control_characters_as_symbols() -> None:
+    hostile = bash("printf '\x1b]0;PWNED\x07\x1b[2J' && make build")
+    loop = action_loop([m for _ in range(3) for m in step(hostile, "boom", error=True)])
+    assert loop is not None
+    for text in (describe_loop(loop), short_loop(loop)):
+        assert "\x1b" not in text
+        assert "\x07" not in text
+    assert "␛]0;PWNED␇␛[2J" in describe_loop(loop)
