@@ -36,6 +36,8 @@ rule id                      finds                secret span (what is replaced)
                              Shopify, Databricks,
                              age, Google OAuth,
                              Square, Linear,
+                             Vault, Docker Hub,
+                             xAI, Groq,
                              Telegram tokens
 ``jwt``                      ``eyJ….eyJ….sig``    the token
 ``bearer-token``             ``Authorization:``   only the credentials after the scheme
@@ -43,7 +45,9 @@ rule id                      finds                secret span (what is replaced)
 ``url-credentials``          ``scheme://u:p@h``   only the password (``p``)
 ``entropy-assignment``       ``name=value``       only the value
 ``password``                 ``PASSWORD=value``   only the value, whatever its entropy
-``password-prose``           "my password is X"   only the value
+``password-prose``           "my password is X",  only the value
+                             "use X as the
+                             password"
 ``netrc-password``           ``machine h login``  only the password
                              ``u password PW``
 ``cli-password``             ``mysql -pPW``,      only the password
@@ -368,7 +372,9 @@ def _aws_secret(span: str) -> bool:
 
 
 _NAME = r"[A-Za-z0-9_.-]{0,64}?(?i:key|secret|token|passw(?:or)?d)[A-Za-z0-9_.-]{0,64}"
-_VALUE = r"[\"']?(?P<secret>[A-Za-z0-9+/=_-]{24,})"
+_VALUE = r"[\"']?(?P<secret>[A-Za-z0-9+/=_-]{24,}(?:\.[A-Za-z0-9+/=_-]{4,})*)"
+"""A value run, with dot-separated parts taken whole (a Discord bot token
+``<24>.<6>.<38>``, a Vault ``hvs.…``): no tail of a dotted token survives."""
 _ENTROPY_SPACED = re.compile(
     rf"(?<![A-Za-z0-9_.-])(?P<name>{_NAME})(?![A-Za-z0-9_.-])[\"']?[ \t]+"
     rf"(?:(?:is|was|are|be)[ \t]+)?(?!-){_VALUE}"
@@ -413,7 +419,7 @@ def _entropy_assignment(match: re.Match[str]) -> bool:
         # the name says so; else it is a digest, a cache key, a commit
         if not _names_a_hex_secret(match.group("name")):
             return False
-    elif not is_high_entropy(value):
+    elif not is_high_entropy(value.replace(".", "")):  # a dotted token's parts as one
         return False
     if match.re is not _ENTROPY_SPACED:
         return True
@@ -580,12 +586,13 @@ _CLI_PASSWORD_PATTERNS = (
 
 _PASSWORD_PROSE_LEAD = (
     r"(?<![A-Za-z0-9_.-])(?i:pass(?:word|phrase)|passwd)(?![A-Za-z0-9_-])"
-    r"(?:[ \t]+(?i:for|of|on)[ \t]+[A-Za-z0-9_.@/-]{1,64})?"
+    r"(?:[ \t]+(?i:for|of|on|to)(?:[ \t]+[A-Za-z0-9_.@/-]{1,64}){1,4})?"
     r"(?:[ \t]*:[ \t]*|[ \t]+(?i:is|was|to|be|set[ \t]+to|is[ \t]+now|is[ \t]+still)[ \t]+)"
 )
-"""A password word (``password``, ``passphrase``, ``passwd``), perhaps ``for <thing>``,
-then ``:`` or ``is``/``was``/``to``/``be``/``set to``, then the value (``=`` is code: the
-``password`` rule reads it, with its exceptions for code references)."""
+"""A password word (``password``, ``passphrase``, ``passwd``), perhaps ``for <thing>`` of
+up to four words (``the password for the admin account``), then ``:`` or
+``is``/``was``/``to``/``be``/``set to``, then the value (``=`` is code: the ``password``
+rule reads it, with its exceptions for code references)."""
 _PASSWORD_PROSE_QUOTED = re.compile(
     _PASSWORD_PROSE_LEAD + r"[\"'`](?P<secret>[^\"'`\n]{1,256})(?=[\"'`])"
 )
@@ -593,6 +600,19 @@ _PASSWORD_PROSE_BARE = re.compile(
     _PASSWORD_PROSE_LEAD + r"(?P<secret>[^\s\"'`]{5,255}[^\s\"'`.,;:!?)\]}])"
     r"(?=[.,;:!?)\]}]*(?:\s|[\"'`]|\Z))"
 )
+_PASSWORD_PROSE_AS = re.compile(
+    r"(?<![A-Za-z0-9_.-])(?i:use|used|using|with|set)[ \t]+[\"'`]?"
+    r"(?P<secret>[^\s\"'`]{5,255}[^\s\"'`.,;:!?)\]}])[\"'`]?"
+    r"[ \t]+(?i:as)[ \t]+(?:(?i:the|a|my|your)[ \t]+)?"
+    r"(?i:pass(?:word|phrase)|passwd)(?![A-Za-z0-9_-])"
+)
+"""The value before the word: "use grV6!f9iXN19Q as the password"."""
+_PASSWORD_PROSE_NEXT = re.compile(
+    r"(?<![A-Za-z0-9_.-])(?i:pass(?:word|phrase)|passwd)[ \t]+"
+    r"(?P<secret>[^\s\"'`]{5,255}[^\s\"'`.,;:!?)\]}])(?=[.,;:!?)\]}]*(?:\s|[\"'`]|\Z))"
+)
+"""The value right after the word, without a verb: "deploy with password hunter2hunter2"
+(only a word that looks made up counts: "password reset" and "password field" stay)."""
 
 _NETRC_PASSWORD = re.compile(
     r"(?<![A-Za-z0-9_.-])(?:machine[ \t\r\n]+(?:[A-Za-z0-9_-]+[.:][A-Za-z0-9._:-]+|localhost)"
@@ -632,7 +652,18 @@ def _password_in_prose(match: re.Match[str]) -> bool:
     value = match.group("secret")
     if match.re is _PASSWORD_PROSE_QUOTED:
         return _is_value(value)
+    if match.re is _PASSWORD_PROSE_NEXT and (
+        value.lower() in _PROSE_VERBS or _NETRC_LOGIN.search(match.string, 0, match.start())
+    ):
+        return False  # "password is …" reads on; "login u password pw" is netrc's
     return _looks_like_a_password(value)
+
+
+_NETRC_LOGIN = re.compile(r"(?:login|account|port)[ \t\r\n]+[^\s]+[ \t\r\n]+\Z")
+
+
+_PROSE_VERBS = frozenset({"is", "was", "to", "be", "set", "for", "of", "on"})
+"""Words after "password" that the other prose patterns read."""
 
 
 _RULES: tuple[_Rule, ...] = (
@@ -741,8 +772,11 @@ _RULES: tuple[_Rule, ...] = (
     # Shopify "Access tokens" (shpat_/shpca_/shppa_/shpss_ + 32 hex), Databricks
     # "Personal access tokens" (dapi + 32 hex, optionally -N), age(1) "AGE-SECRET-KEY-1"
     # + 58 bech32 characters, Google OAuth client secrets (GOCSPX- + 28), Square "Access
-    # tokens" (EAAA + 60, sq0atp-/sq0csp- + 22–43), Linear API keys (lin_api_ + 40), and
-    # Telegram Bot API tokens ("<bot id>:<35 characters>", core.telegram.org/bots/api).
+    # tokens" (EAAA + 60, sq0atp-/sq0csp- + 22–43), Linear API keys (lin_api_ + 40),
+    # HashiCorp Vault "Tokens" (service hvs., batch hvb., recovery hvr. + base62), Docker
+    # Hub "Personal access tokens" (dckr_pat_), xAI API keys (xai- + base62), Groq API
+    # keys (gsk_ + base62), and Telegram Bot API tokens ("<bot id>:<35 characters>",
+    # core.telegram.org/bots/api).
     _Rule(
         "service-token",
         (
@@ -757,7 +791,11 @@ _RULES: tuple[_Rule, ...] = (
                 r"|GOCSPX-[A-Za-z0-9_-]{28}"
                 r"|EAAA[A-Za-z0-9_-]{60}"
                 r"|sq0(?:atp|csp)-[A-Za-z0-9_-]{22,43}"
-                r"|lin_api_[A-Za-z0-9]{40})(?![A-Za-z0-9_-])"
+                r"|lin_api_[A-Za-z0-9]{40}"
+                r"|hv[sbr]\.[A-Za-z0-9_-]{24,}"
+                r"|dckr_pat_[A-Za-z0-9_-]{20,}"
+                r"|xai-[A-Za-z0-9]{40,}"
+                r"|gsk_[A-Za-z0-9]{40,})(?![A-Za-z0-9_-])"
             ),
             re.compile(r"(?<![A-Za-z0-9_-])(?P<secret>AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58})"),
             re.compile(r"(?<![\w:-])(?P<secret>[0-9]{8,10}:[A-Za-z0-9_-]{35})(?![\w-])"),
@@ -834,7 +872,11 @@ _RULES: tuple[_Rule, ...] = (
     # password for staging was `x`", "set the passphrase to …" (issue #9 item 3). Quoted
     # values count whatever they hold; a bare word counts when it looks made up (see
     # _looks_like_a_password), so "the password is stored in the vault" stays.
-    _Rule("password-prose", (_PASSWORD_PROSE_QUOTED, _PASSWORD_PROSE_BARE), _password_in_prose),
+    _Rule(
+        "password-prose",
+        (_PASSWORD_PROSE_QUOTED, _PASSWORD_PROSE_BARE, _PASSWORD_PROSE_AS, _PASSWORD_PROSE_NEXT),
+        _password_in_prose,
+    ),
     # netrc(5) (GNU inetutils, curl's and git's ~/.netrc / _netrc): tokens "machine
     # <host>" (or "default"), "login <name>", "account <string>", "port <n>" and
     # "password <string>", separated by blanks or newlines; the string after "password".

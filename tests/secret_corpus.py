@@ -121,6 +121,14 @@ def _kinds() -> list[Kind]:
     databricks = "dapi" + fake(HEX, 32, 169)
     k8s_password = base64.b64encode(fake(ALNUM, 18, 170).encode()).decode()
     json_password = "Pa55-" + fake(ALNUM, 12, 171)
+    prose_account = fake(ALNUM, 12, 301)
+    prose_as = fake(ALNUM, 8, 302) + "!" + fake(ALNUM, 6, 303)
+    prose_next = fake(string.ascii_lowercase, 6, 304) + "2" + fake(string.ascii_lowercase, 6, 305)
+    vault = "hvs." + fake(ALNUM, 90, 306)
+    docker_pat = "dckr_pat_" + fake(URLSAFE, 27, 307)
+    xai = "xai-" + fake(ALNUM, 80, 308)
+    groq = "gsk_" + fake(ALNUM, 52, 309)
+    discord = fake(ALNUM, 24, 310) + "." + fake(ALNUM, 6, 311) + "." + fake(URLSAFE, 38, 312)
     return [
         Kind("aws-access-key-id", f"export AWS_ACCESS_KEY_ID={aws_id}", (aws_id,)),
         Kind(
@@ -226,6 +234,25 @@ def _kinds() -> list[Kind]:
             f'{{"user": "admin", "password": "{json_password}"}}',
             (json_password,),
         ),
+        # kinds a newcomer's review found leaking (main @ 1bab70c), added with the rules
+        Kind(
+            "password-for-the-account-prose",
+            f"The password for the admin account is '{prose_account}'. Keep it safe.",
+            (prose_account,),
+        ),
+        Kind("password-as-the-password", f"use {prose_as} as the password", (prose_as,)),
+        Kind(
+            "password-without-verb", f"deploy to staging with password {prose_next}", (prose_next,)
+        ),
+        Kind("vault-token", f"export VAULT_TOKEN={vault}", (vault,)),
+        Kind(
+            "docker-hub-pat",
+            f"docker login -u acme --password-stdin <<< {docker_pat}",
+            (docker_pat,),
+        ),
+        Kind("xai-api-key", f"XAI_KEY {xai}", (xai,)),
+        Kind("groq-api-key", f"client = Groq(api_key='{groq}')", (groq,)),
+        Kind("dotted-bot-token", f"DISCORD_TOKEN={discord}", (discord,)),
     ]
 
 
@@ -276,6 +303,9 @@ def _near_misses() -> list[NearMiss]:
         NearMiss("ci-cache-key", f"cache-key: node-modules-{digest}"),
         NearMiss("http-etag", f'ETag: "{digest[:32]}"'),
         NearMiss("tokenizer-hash", f"tokenizer_hash={digest}"),
+        NearMiss("password-reset-talk", "the password reset flow sends a link; see password field"),
+        NearMiss("password-policy-talk", "use the default as the password policy for now"),
+        NearMiss("dotted-version", "api_version: 2026.11.30.1 and module a.b.c.d loaded"),
     ]
 
 
