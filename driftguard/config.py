@@ -215,10 +215,12 @@ def load_config(
     global_raw = _read_json_object(global_config_path(), directory_is_state=False)
     if global_raw is not None:
         files.append(_settings_from(*global_raw))
+    project_file: _FileSettings | None = None
     if project is not None:
         project_raw = _read_json_object(project_config_path(project), directory_is_state=True)
         if project_raw is not None:
-            files.append(_settings_from(*project_raw))
+            project_file = _settings_from(*project_raw)
+            files.append(project_file)
 
     overrides = _check_overrides(weight_overrides or {})
 
@@ -246,6 +248,7 @@ def load_config(
         raise ConfigError(f"{last_weight_source}: weights: the weights are too large to add up")
 
     window_files = [f for f in files if f.context_window is not None]
+    folders, folder_warnings = _trusted_folders(files, project_file, project)
     return Config(
         preset=chosen,
         weights=MappingProxyType({factor: weights[factor] for factor in FACTOR_NAMES}),
@@ -256,9 +259,43 @@ def load_config(
         history_enabled=_latest([f.history_enabled for f in files], DEFAULT_HISTORY_ENABLED),
         history_retention_days=_latest([f.retention_days for f in files], DEFAULT_RETENTION_DAYS),
         sources=tuple(f.source for f in files),
-        warnings=tuple(line for f in files for line in f.warnings),
-        session_folders=tuple(folder for f in files for folder in f.session_folders),
+        warnings=(*(line for f in files for line in f.warnings), *folder_warnings),
+        session_folders=folders,
     )
+
+
+def _trusted_folders(
+    files: list[_FileSettings], project_file: _FileSettings | None, project: Path | None
+) -> tuple[tuple[Path, ...], list[str]]:
+    """The ``sessionFolders`` that count, and a warning for each that does not.
+
+    The global file's count whole: the user wrote them. A project's ``.driftcli`` came
+    with the project — a cloned repository may carry one — so its folders count only
+    inside the project: a repository cannot widen what the model may read through MCP
+    (a newcomer's review of issue #9 item 2: ``["/"]`` in a cloned repo's ``.driftcli``).
+    """
+    folders: list[Path] = []
+    warnings: list[str] = []
+    for settings in files:
+        for folder in settings.session_folders:
+            if settings is project_file and not _inside(folder, project):
+                warnings.append(
+                    f"{settings.source}: sessionFolders: {folder} is outside the project, "
+                    "ignored (list folders outside it in ~/.driftclirc)"
+                )
+                continue
+            folders.append(folder)
+    return tuple(folders), warnings
+
+
+def _inside(folder: Path, project: Path | None) -> bool:
+    """Whether ``folder`` is ``project`` or lies under it, symlinks resolved."""
+    if project is None:
+        return False
+    try:
+        return folder.resolve().is_relative_to(project.resolve())
+    except (OSError, RuntimeError):
+        return False
 
 
 def _latest(values: list[_T | None], default: _T) -> _T:

@@ -554,3 +554,20 @@ def test_any_negative_weight_is_refused_naming_the_file_and_the_factor(
     with pytest.raises(ConfigError) as caught:
         load_config(project)
     assert str(caught.value).startswith(f"{path}: weights.{factor}: must not be negative")
+
+
+def test_a_projects_session_folders_count_only_inside_the_project(
+    global_rc: Path, project: Path, tmp_path: Path
+) -> None:
+    # a cloned repository's .driftcli must not widen what the model may read over MCP
+    inside = project / "transcripts"
+    inside.mkdir()
+    path = write_json(project / ".driftcli", {"sessionFolders": ["/", "transcripts"]})
+    config = load_config(project)
+    assert config.session_folders == (inside,)
+    assert config.warnings == (
+        f"{path}: sessionFolders: / is outside the project, ignored (list folders outside it "
+        "in ~/.driftclirc)",
+    )
+    write_json(global_rc, {"sessionFolders": [str(tmp_path / "elsewhere")]})
+    assert load_config(project).session_folders == (tmp_path / "elsewhere", inside)
