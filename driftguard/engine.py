@@ -27,7 +27,13 @@ from driftguard import discovery
 from driftguard.compaction import read_compaction_settings, usable_window
 from driftguard.config import Config, load_config
 from driftguard.errors import ConfigError
-from driftguard.history import HistoryStore, goal_sha256, history_key_for, snapshot_from_report
+from driftguard.history import (
+    HistoryStore,
+    Snapshot,
+    goal_sha256,
+    history_key_for,
+    snapshot_from_report,
+)
 from driftguard.livecache import read_host_window
 from driftguard.model import GoalUse, Recording, Session
 from driftguard.resolve import is_under
@@ -234,14 +240,44 @@ def drift(
         if why_not is None and not config.history_enabled:
             why_not = "history.enabled is false in the config"
         if why_not is None:
-            written = store.append(
-                history_key(session), snapshot_from_report(report, goal_text, time.time())
-            )
-            why_not = None if written else "the history could not be written"
+            snapshot = snapshot_from_report(report, goal_text, time.time())
+            if _same_moment(_last(store, history_key(session)), snapshot):
+                why_not = UNCHANGED
+            else:
+                written = store.append(history_key(session), snapshot)
+                why_not = None if written else "the history could not be written"
         recording = Recording(why_not is None, why_not)
     return DriftOutcome(
         report=report, config=config, goal=goal_text, goal_use=goal_use, recording=recording
     )
+
+
+UNCHANGED = "unchanged since the last recorded score"
+"""Why a score of a session that did not change since its last snapshot is not recorded
+again: the trend measures how the session moved, not how often someone looked (the stop
+hook, ``get_drift`` and ``driftguard score`` all score the same turn)."""
+
+
+def _last(store: HistoryStore, key: str) -> Snapshot | None:
+    """The session's latest snapshot; ``None`` also when the history cannot be read (the
+    append that follows tries to write it and notes the failure once)."""
+    try:
+        return HistoryStore.last(store, key)
+    except OSError:
+        return None
+
+
+def _same_moment(last: Snapshot | None, new: Snapshot) -> bool:
+    """Whether ``new`` scores the same moment of the session as ``last``, the same way:
+    the same messages and context, score, scoring, preset and goal."""
+    return last is not None and (
+        last.messages,
+        last.context_tokens,
+        last.score,
+        last.scoring,
+        last.preset,
+        last.goal_sha256,
+    ) == (new.messages, new.context_tokens, new.score, new.scoring, new.preset, new.goal_sha256)
 
 
 def _choose_goal(

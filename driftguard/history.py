@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import math
 import os
@@ -128,6 +129,8 @@ _DIR_MODE: Final = 0o700
 _FILE_MODE: Final = 0o600
 _NOFOLLOW: Final = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC: Final = getattr(os, "O_CLOEXEC", 0)
+TAIL_BYTES: Final = 16_384
+"""Bytes :meth:`HistoryStore.last` reads from the end (a record is ~300 bytes)."""
 _APPEND_ATTEMPTS: Final = 5
 """Re-opens allowed when a prune removes the file between our open and our lock."""
 
@@ -513,6 +516,28 @@ class HistoryStore:
         except FileNotFoundError:
             return []
 
+    def last(self, key: str) -> Snapshot | None:
+        """The session's latest readable snapshot, or ``None``; reads only the file's tail
+        (the last :data:`TAIL_BYTES`), so it costs the same however long the history is.
+
+        Raises:
+            ValueError: invalid key.
+            OSError: the file exists but cannot be read.
+        """
+        path = self.history_path(key)
+        try:
+            with open(path, "rb") as handle:
+                size = handle.seek(0, os.SEEK_END)
+                start = max(0, size - TAIL_BYTES)
+                handle.seek(start)
+                tail = handle.read()
+        except FileNotFoundError:
+            return None
+        if start > 0:
+            tail = tail[tail.find(b"\n") + 1 :] if b"\n" in tail else b""
+        found = _read_snapshots(io.BytesIO(tail))
+        return found[-1] if found else None
+
     def prune(self, retention_days: int, now: float | None = None) -> int:
         """Delete what is older than ``retention_days`` days; return how many files went.
 
@@ -661,6 +686,14 @@ class GuardedHistoryStore(HistoryStore):
         except OSError as exc:
             self._note("score not recorded in the history", self.history_path(key), exc)
             return False
+
+    def last(self, key: str) -> Snapshot | None:
+        """:meth:`HistoryStore.last`, or ``None`` and a note when the history cannot be read."""
+        try:
+            return super().last(key)
+        except OSError as exc:
+            self._note("history not read", self.history_path(key), exc)
+            return None
 
     def read(self, key: str) -> list[Snapshot]:
         """:meth:`HistoryStore.read`, or ``[]`` and a note when the history cannot be read."""

@@ -695,3 +695,13 @@ def test_a_goal_is_written_to_a_temporary_file_and_renamed_into_place(
     assert seen == [(str(store.sessions_root), seen[0][1])]
     assert seen[0][1].startswith(f".{key}.")
     assert store.load_goal(key) == "the new goal"
+
+
+def test_the_last_snapshot_is_read_from_the_tail_of_a_long_history(store: HistoryStore) -> None:
+    key = history_key("claude_code", "abc")
+    for score in range(200):  # ~60 KB: more than the tail it reads
+        store.append(key, make_snapshot(score % 100))
+    last = store.last(key)
+    assert last is not None
+    assert last.score == 199 % 100
+    assert store.last(history_key("claude_code", "none")) is None

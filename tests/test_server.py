@@ -234,14 +234,25 @@ async def test_a_goal_given_again_unchanged_is_not_written_again(
 
 
 async def test_get_trend_returns_the_recorded_scores_as_a_list(
-    client: Client, project: Path
+    client: Client, project: Path, isolated_home: Path
 ) -> None:
     empty = await client.call_tool("get_trend", {})
     assert empty.is_error is False
     assert empty.structured_content is not None
     assert empty.structured_content["scores"] == []
-    for _ in range(3):
+    path = _session_file(project, isolated_home)
+    for turns in (6, 7, 8):  # the session grows a turn between the calls
+        write_claude_session(
+            path,
+            [
+                f"Working on the parser, step {i}, adding tests for the parser."
+                for i in range(turns)
+            ],
+            cwd=str(project),
+            session_id="aaaaaaaa-0000-4000-8000-000000000001",
+        )
         await client.call_tool("get_drift", {})
+        await client.call_tool("get_drift", {})  # the same turn again: not a new snapshot
     trend = await client.call_tool("get_trend", {})
     data = trend.structured_content
     assert data is not None
