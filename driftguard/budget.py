@@ -25,10 +25,26 @@ from dataclasses import dataclass
 
 from driftguard.model import ParsedMessage, Session
 
-__all__ = ["RECENT_TURNS", "Budget", "budget", "turn_growths"]
+__all__ = [
+    "MIN_GROWN_TURNS",
+    "RECENT_TURNS",
+    "TURNS_SHOWN_MAX",
+    "Budget",
+    "budget",
+    "turn_growths",
+    "turns_phrase",
+]
 
 RECENT_TURNS = 5
-"""Turns whose growth the estimate reads (the latest first)."""
+"""Finished turns whose growth the estimate reads (the latest first)."""
+
+MIN_GROWN_TURNS = 2
+"""Finished turns that must have grown the context before turns are estimated: a median of
+one is that one turn, however unlike the rest of the session it was."""
+
+TURNS_SHOWN_MAX = 50
+"""Above this many turns the text says ``over 50 turns``: so far ahead, the recent turns'
+median says little about the turns to come (the JSON keeps the number)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,12 +87,14 @@ def _turn_context(turn: Sequence[ParsedMessage]) -> int | None:
 
 
 def turn_growths(session: Session, limit: int = RECENT_TURNS) -> list[int]:
-    """How much the context grew over each of the last ``limit`` turns, oldest first
-    (negative where it shrank); the turn going on now counts with what it added so far."""
-    turns = _turns(session.messages, limit + 1)
+    """How much the context grew over each of the last ``limit`` finished turns, oldest
+    first (negative where it shrank), in tokens; the turn of the latest prompt is not
+    finished and not counted. With usage, a turn's growth is its last request's size minus
+    the previous turn's, so the first turn in the file has none."""
+    finished = _turns(session.messages, limit + 2)[:-1]
     if session.tokens_estimated:
-        return [sum(len(m.content) for m in turn) // 4 for turn in turns[-limit:]]
-    ends = [_turn_context(turn) for turn in turns]
+        return [sum(len(m.content) for m in turn) // 4 for turn in finished[-limit:]]
+    ends = [_turn_context(turn) for turn in finished]
     return [
         after - before
         for before, after in itertools.pairwise(ends)
@@ -85,10 +103,25 @@ def turn_growths(session: Session, limit: int = RECENT_TURNS) -> list[int]:
 
 
 def budget(session: Session, usable_window: int) -> Budget:
-    """The room ``session`` has left before its host compacts at ``usable_window`` tokens."""
+    """The room ``session`` has left before its host compacts at ``usable_window`` tokens;
+    turns are estimated once :data:`MIN_GROWN_TURNS` finished turns grew."""
     tokens_left = max(0, usable_window - session.context_tokens)
     grew = [growth for growth in turn_growths(session) if growth > 0]
-    if not grew:
+    if len(grew) < MIN_GROWN_TURNS:
         return Budget(tokens_left, None, None)
     growth = max(1, math.floor(statistics.median(grew)))
     return Budget(tokens_left, growth, tokens_left // growth)
+
+
+def turns_phrase(turns_left: int | None) -> str | None:
+    """How the turns left read beside the tokens left (which the caller shows, or says the
+    host compacts next when there are none): ``under a turn`` when fewer tokens are left
+    than a turn adds, ``~6 turns``, ``over 50 turns`` past :data:`TURNS_SHOWN_MAX`;
+    ``None`` without an estimate."""
+    if turns_left is None:
+        return None
+    if turns_left == 0:
+        return "under a turn"
+    if turns_left > TURNS_SHOWN_MAX:
+        return f"over {TURNS_SHOWN_MAX} turns"
+    return f"~{turns_left} turn{'s' * (turns_left != 1)}"

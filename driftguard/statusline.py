@@ -53,6 +53,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from driftguard import livecache
+from driftguard.budget import turns_phrase
 from driftguard.livecache import LiveStatus
 from driftguard.terminal import printable, short_markers
 
@@ -90,16 +91,22 @@ Measured as whole ``driftguard statusline`` processes with nothing cached
 (``python benchmarks/bench_statusline.py --spot-sizes 0.1,1,5,10,15,20 --runs 9``, this
 project's 2-core machine idle, Python 3.11, after issue #10's parser): median 144 ms at
 0.1 MB, 150 ms at 1 MB, 172 ms at 5 MB, 200 ms at 10 MB, 228 ms (max 233) at 15 MB, 254 ms
-at 20 MB — about 140 ms of start-up and imports plus 5.7 ms per MB. Claude Code cancels a
-status line still running after 300 ms; 15 MB leaves a quarter of that for a busier
-machine. A remembered goal costs a few milliseconds (goal distance no longer imports
-scikit-learn), so it is scored here too."""
+at 20 MB — about 140 ms of start-up and imports plus 5.7 ms per MB. Claude Code re-runs
+the status line at most every 300 ms while the session changes and cancels a run still
+going when the next one starts (its bundle, 2.1.197: a 300 ms debounce around the runner,
+which aborts the previous run); 15 MB leaves a quarter of that for a busier machine. A
+remembered goal costs a few milliseconds (goal distance no longer imports scikit-learn),
+so it is scored here too."""
 GOAL_SHOWN: Final = 24
 """Characters of the goal shown in the status line."""
 NOTABLE_POINTS: Final = 10.0
 """A factor is shown from this many points (as in the text report, design §5.5)."""
-WRAP_TIMEOUT: Final = 5.0
-"""Seconds the wrapped status-line command may take."""
+WRAP_TIMEOUT: Final = 1.0
+"""Seconds the wrapped status-line command may take before its part is left out and the
+drift line printed alone. Claude Code aborts a status-line run after 5 s (the default
+timeout of its runner, 2.1.197's bundle) and whenever the next run starts, at most every
+300 ms while the session changes; a wrapped command that hangs must cost its own part,
+not the whole line, and a second is far above what status-line commands take."""
 SEPARATOR: Final = " · "
 WRAP_SEPARATOR: Final = " │ "
 
@@ -174,10 +181,8 @@ def budget_segment(payload: Mapping[str, Any], status: LiveStatus) -> str | None
     left, turns = room
     if left <= 0:
         return "compacting next"
-    segment = f"{_thousands(left)} to compact"
-    if turns is not None:
-        segment += f" (~{turns} turn{'s' * (turns != 1)})"
-    return segment
+    phrase = turns_phrase(turns)
+    return f"{_thousands(left)} to compact" + (f" ({phrase})" if phrase else "")
 
 
 _TMUX_COLOURS: Final[Mapping[str, str]] = {
@@ -361,23 +366,40 @@ def _columns(env: Mapping[str, str]) -> int | None:
 
 def _run_wrapped(command: str, raw: bytes) -> str:
     """The wrapped command's stdout without its trailing newlines ('' when it failed)."""
-    import subprocess  # only with --wrap: keeps the plain status line's start-up small
+    # Only with --wrap: keeps the plain status line's start-up small.
+    import contextlib
+    import signal
+    import subprocess
 
     try:
-        done = subprocess.run(
+        # A session of its own, so a timeout kills the shell's children too (a child left
+        # alive would hold the pipes open, and reading them would wait for it).
+        with subprocess.Popen(
             command,
             shell=True,
-            input=raw,
-            capture_output=True,
-            timeout=WRAP_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        ) as process:
+            try:
+                out, err = process.communicate(raw, timeout=WRAP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.communicate()
+                print(
+                    f"driftguard statusline: --wrap command left out: still running after "
+                    f"{WRAP_TIMEOUT:g} s",
+                    file=sys.stderr,
+                )
+                return ""
+    except OSError as exc:
         print(f"driftguard statusline: --wrap command failed: {exc}", file=sys.stderr)
         return ""
-    if done.stderr:
-        sys.stderr.write(done.stderr.decode("utf-8", "replace"))
-    return done.stdout.decode("utf-8", "replace").rstrip("\r\n")
+    if err:
+        sys.stderr.write(err.decode("utf-8", "replace"))
+    return out.decode("utf-8", "replace").rstrip("\r\n")
 
 
 def statusline_output(

@@ -72,6 +72,7 @@ from driftguard.scoring.report import (
     handoff_line,
     plural,
     render_goal_line,
+    room_text,
 )
 from driftguard.scoring.wording import FACTOR_LABELS
 from driftguard.trend import Trend, spark_cell
@@ -183,10 +184,7 @@ def render_frame(
         coloured = f"{_COLOURS[report.state]}{report.state}{_RESET}"
         score_line = score_line.replace(f" · {report.state} · ", f" · {coloured} · ", 1)
     lines.append(score_line)
-    room = f"{report.tokens_until_compaction:,} tokens before the host compacts"
-    turns = report.budget.turns_left if report.budget is not None else None
-    if turns is not None:
-        room += f" (~{plural(turns, 'turn')})"
+    room = room_text(report)
     loop = report.measures.loop if report.measures is not None else None
     if loop is not None:
         room += f" · loop: {short_loop(loop)}"

@@ -304,6 +304,17 @@ def test_context_window_flag_sets_the_nominal_window_and_the_usable_one_follows_
     assert session_json["tokens_until_compaction"] == 95_000 - 4_010
 
 
+def test_a_window_smaller_than_the_context_the_file_reports_is_questioned_and_room_is_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = write_claude_session(tmp_path / "s.jsonl", [f"reply {i} here" for i in range(4)])
+    assert main(["score", "--context-window", "3000", str(session)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("Session: "))
+    assert "4,010 of 3,000 tokens — more than the window (from --context-window): check it" in line
+    assert "the host compacts next" in line
+    assert "turn" not in line
+
+
 def test_the_flag_beats_the_projects_context_window_which_beats_the_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -153,7 +154,7 @@ def _first_call(transcript: Path) -> str:
 
 def test_the_first_call_scores_a_small_transcript_on_the_spot(transcript: Path) -> None:
     assert _first_call(transcript) == (
-        "drift 71 drifting · 137k to compact (~137 turns) · rep 100 · handoff suggested"
+        "drift 71 drifting · 137k to compact (over 50 turns) · rep 100 · handoff suggested"
     )
     # the stop hook stays the one writer of the cache
     assert livecache.read_status(SESSION_ID) is None
@@ -211,6 +212,20 @@ def test_wrap_appends_the_drift_segment_to_the_users_own_status_line(tmp_path: P
     command = f'"{sys.executable}" "{script}"'
     line = statusline_output(raw, {"NO_COLOR": "1"}, wrap=command)
     assert line == f"model Sonnet 4.5 │ {SCORED_AFTER_TURN} · ctx 15%"
+
+
+def test_a_wrapped_command_that_hangs_is_left_out_and_its_children_are_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(statusline, "WRAP_TIMEOUT", 0.3)
+    marker = tmp_path / "still-running"
+    # the shell's child, not the shell, would go on writing: it must be stopped with it
+    command = f"echo early; sleep 1; touch {marker}"
+    line = statusline_output(json.dumps(payload()).encode(), {"NO_COLOR": "1"}, wrap=command)
+    assert line == f"{SCORED_AFTER_TURN} · ctx 15%"
+    assert "left out: still running after 0.3 s" in capsys.readouterr().err
+    time.sleep(1.5)
+    assert not marker.exists()
 
 
 def test_cli_statusline_prints_one_line_and_exits_0(

@@ -12,12 +12,14 @@ is told to run ``driftguard`` commands, the model in a session to call the tools
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
+from typing import Any, Final
 
+from driftguard.budget import turns_phrase
 from driftguard.model import FACTOR_NAMES, Audience, GoalUse, Recording
-from driftguard.scoring.composite import NOT_ENOUGH_MESSAGES, DriftReport
+from driftguard.scoring.composite import NOT_ENOUGH_MESSAGES, DriftReport, WindowSource
 from driftguard.scoring.loops import describe_loop
 from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE
 from driftguard.terminal import printable
@@ -35,6 +37,7 @@ __all__ = [
     "render_goal_line",
     "render_session_line",
     "render_text",
+    "room_text",
     "to_json_dict",
     "when_utc",
 ]
@@ -244,6 +247,24 @@ def render_goal_line(goal: GoalUse | None, audience: Audience, *, keepable: bool
     return f"Goal: “{shown}” ({where})."
 
 
+_WINDOW_FROM: Final[Mapping[WindowSource, str]] = {
+    "flag": "from --context-window",
+    "config": "from contextWindow in the config",
+    "host": "the host reported",
+    "file": "for the model in the file",
+}
+
+
+def room_text(report: DriftReport) -> str:
+    """``127,000 tokens before the host compacts (~18 turns)``, or ``the host compacts next``
+    with no room left (issue #13)."""
+    left = report.tokens_until_compaction
+    if left <= 0:
+        return "the host compacts next"
+    phrase = turns_phrase(report.budget.turns_left if report.budget is not None else None)
+    return f"{left:,} tokens before the host compacts" + (f" ({phrase})" if phrase else "")
+
+
 def render_session_line(report: DriftReport, recording: Recording | None = None) -> str:
     """One line naming the scored file: CLI, path, context tokens, compactions, skips,
     how the file was chosen when not given as a path, and — with ``recording`` — that
@@ -253,12 +274,10 @@ def render_session_line(report: DriftReport, recording: Recording | None = None)
     if session.tokens_estimated:
         tokens += " (estimated)"
     parts = [session.cli, session.path, tokens]
+    if session.context_tokens > report.context_window and not session.tokens_estimated:
+        parts[-1] += f" — more than the window ({_WINDOW_FROM[report.window_source]}): check it"
     if report.usable is not None:
-        room = f"{report.tokens_until_compaction:,} before the host compacts"
-        turns = report.budget.turns_left if report.budget is not None else None
-        if turns is not None:
-            room += f" (~{plural(turns, 'turn')})"
-        parts.append(room)
+        parts.append(room_text(report))
     if session.compactions:
         parts.append(plural(session.compactions, "compaction"))
     if session.skipped_lines:
