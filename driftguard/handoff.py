@@ -24,7 +24,9 @@ follows the last compaction, design §5.1):
 - **last errors** — the latest 3 distinct errors among the tool results the CLI marked
   ``is_error``, one line each (≤ 160 characters): the first line that reads like an error
   message (``…Error:``, ``error:``, ``error[…]:``, ``fatal:``, ``failed:``, ``ERR!``)
-  within the first 200 lines, else the first non-blank line. Real tool errors often open
+  within the first 200 lines, else the first non-blank line after the CLI's own header
+  (Claude Code's ``Exit code 1``, Codex's ``Exit code: 1`` / ``Wall time:`` /
+  ``Output:``), else the header. Real tool errors often open
   with log noise (a ``level=info`` line, a ``WARN`` banner, a bare file path), so the
   first line alone rarely says what failed. Each error is listed once, however often it
   recurred, and an error is left out when a later run of the same action succeeded (issue
@@ -124,6 +126,14 @@ _ERROR_LINE = re.compile(
     re.IGNORECASE,
 )
 _WRAPPER_TAG = re.compile(r"</?tool_use_error>")
+_RESULT_HEADER = re.compile(
+    r"(?:Exit code:? -?\d+|Process exited with code -?\d+|Chunk ID: \S+"
+    r"|Wall time: [\d.]+ seconds?|Original token count: \d+|Total output lines: \d+|Output:)"
+)
+"""The lines a CLI puts before a command's own output: Claude Code's Bash error
+``Exit code 1``; Codex's ``Exit code: 1`` / ``Wall time: … seconds`` / ``Output:`` and, for
+unified exec, ``Chunk ID:``, ``Process exited with code 1``, ``Original token count:`` (the
+strings in the Codex 0.171.0 binary). They say that it failed, not what failed."""
 _SHELL_WRAPPER = re.compile(r"^(?:/(?:usr/)?bin/)?(?:ba|z|da)?sh -l?c (?=\S)")
 """Codex runs every command as ``bash -lc <script>``: the wrapper is dropped for display."""
 
@@ -363,6 +373,8 @@ def _error_line(text: str, cwd: str | None) -> str:
     lines = [line for line in lines if line][:ERROR_SCAN_LINES]
     if not lines:
         return "(no error text)"
+    output = [line for line in lines if not _RESULT_HEADER.fullmatch(line)]
+    lines = output or lines
     chosen = next((line for line in lines if _ERROR_LINE.search(line, 0, 1000)), lines[0])
     return _clip(_one_line(chosen), LINE_CHARS)
 

@@ -282,6 +282,33 @@ def test_an_error_line_is_the_one_that_reads_like_an_error_else_the_first() -> N
     )
 
 
+def test_an_error_line_skips_the_exit_code_header_the_cli_puts_before_the_output() -> None:
+    messages = [
+        user("Run the checks."),
+        calls_only(call("Bash", command="test -f marker.txt || echo missing marker.txt >&2")),
+        result("Exit code 1\nmissing marker.txt", error=True),  # Claude Code 2.1.197
+        calls_only(call("shell", command="make lint")),
+        result("Exit code: 2\nWall time: 0.2 seconds\nOutput:\nlint found 3 problems", error=True),
+        calls_only(call("exec_command", command="pytest -x")),
+        result(
+            "Chunk ID: 4f2a\nWall time: 1.3 seconds\nProcess exited with code 1\n"
+            "Original token count: 12\nOutput:\n1 test did not pass",
+            error=True,
+        ),
+    ]
+    assert handoff_of(session(messages)).last_errors == (
+        "missing marker.txt",
+        "lint found 3 problems",
+        "1 test did not pass",
+    )
+    only_header = [
+        user("Go."),
+        calls_only(call("Bash", command="false")),
+        result("Exit code 1", error=True),
+    ]
+    assert handoff_of(session(only_header)).last_errors == ("Exit code 1",)
+
+
 def test_gemini_and_codex_edit_and_shell_tools_are_recognised() -> None:
     patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: lib/tax.py\n@@\n-a\n+b\nEOF"
     messages = [
