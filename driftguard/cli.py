@@ -27,8 +27,7 @@ from driftguard.model import CLI_NAMES
 from driftguard.presets import PRESET_NAMES
 
 if TYPE_CHECKING:
-    from driftguard.model import Session
-    from driftguard.scoring import ResolvedBy
+    from driftguard.model import ResolvedBy, Session
 
 __all__ = ["build_parser", "main"]
 

@@ -29,9 +29,9 @@ from driftguard.config import Config, load_config
 from driftguard.errors import ConfigError
 from driftguard.history import HistoryStore, goal_sha256, history_key_for, snapshot_from_report
 from driftguard.livecache import read_host_window
-from driftguard.model import GoalUse, Recording, Session
+from driftguard.model import GoalUse, Recording, ResolvedBy, Session, WindowSource
 from driftguard.resolve import is_under
-from driftguard.scoring import DriftReport, ResolvedBy, WindowSource, score_session
+from driftguard.scoring import DriftReport, score_session
 from driftguard.scoring.report import (
     Audience,
     outcome_json_fields,

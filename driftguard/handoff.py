@@ -50,8 +50,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from driftguard.handoff_draft import PLACEHOLDERS
-from driftguard.model import CliName, ParsedMessage, Session, ToolCall
-from driftguard.scoring.composite import DriftReport, State
+from driftguard.model import CliName, ParsedMessage, Session, State, ToolCall
+from driftguard.scoring.composite import DriftReport
 from driftguard.scoring.report import display_round
 from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE
 from driftguard.secrets import MARKER_PATTERN, Redaction, gate

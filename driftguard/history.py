@@ -80,13 +80,13 @@ from typing import TYPE_CHECKING, Any, Final, TypeGuard, cast, get_args
 
 from driftguard import paths
 from driftguard.errors import UnknownNameError
-from driftguard.model import SCORINGS, CliName, Scoring
+from driftguard.model import SCORINGS, CliName, Scoring, State
 
 if sys.platform != "win32":
     import fcntl
 
 if TYPE_CHECKING:
-    from driftguard.scoring.composite import DriftReport, State
+    from driftguard.scoring.composite import DriftReport
 
 __all__ = [
     "HISTORY_SUFFIX",

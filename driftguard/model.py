@@ -21,12 +21,17 @@ __all__ = [
     "CliName",
     "GoalSource",
     "GoalUse",
+    "LoopKind",
     "ParsedMessage",
     "Recording",
+    "ResolvedBy",
     "Role",
     "Scoring",
     "Session",
+    "State",
     "ToolCall",
+    "Trajectory",
+    "WindowSource",
 ]
 
 Role = Literal["user", "assistant", "tool"]
@@ -61,6 +66,24 @@ GOAL_SOURCES: tuple[GoalSource, ...] = get_args(GoalSource)
 """Where the goal of a score came from (issue #11): ``"given"`` with this call (the
 ``--goal`` flag, ``get_drift``'s ``goal``), or ``"remembered"`` from an earlier call that
 kept it for the session (``~/.driftcli/sessions/``)."""
+
+State = Literal["fresh", "warming", "drifting", "polluted"]
+"""The drift state a score falls in (design §5.4)."""
+
+ResolvedBy = Literal["path", "argument", "pointer", "env_session_id", "newest_in_project"]
+"""How the session a score is about was chosen (design §6, "Which session"): a path the
+user gave, a ``session`` argument over MCP, the hook's pointer file, the host's
+``CLAUDE_CODE_SESSION_ID``, or the newest session of the project."""
+
+WindowSource = Literal["file", "host", "config", "flag"]
+"""Where the nominal context window came from: the session file and model name, the host's
+status line, a config file's ``contextWindow``, or ``--context-window``."""
+
+LoopKind = Literal["same_result", "failing", "same_call", "retried", "alternating"]
+"""The kinds of tool-call loop (:mod:`driftguard.scoring.loops`)."""
+
+Trajectory = Literal["climbing", "falling", "stable"]
+"""Where a session's recorded scores are heading (:mod:`driftguard.trend`)."""
 
 FACTOR_NAMES: tuple[str, ...] = (
     "context_saturation",

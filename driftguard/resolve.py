@@ -39,8 +39,7 @@ from pathlib import Path
 from driftguard import discovery, paths
 from driftguard.adapters._common import load_record
 from driftguard.errors import RefusedPathError, SessionNotFoundError
-from driftguard.model import CLI_NAMES, CliName
-from driftguard.scoring import ResolvedBy
+from driftguard.model import CLI_NAMES, CliName, ResolvedBy
 
 __all__ = [
     "HOST_CLIENT_NAMES",

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp import MCPError
 from mcp.server import MCPServer
@@ -37,6 +37,16 @@ from pydantic import BaseModel, Field
 
 from driftguard import __version__
 from driftguard.errors import DriftguardError
+from driftguard.model import (
+    CliName,
+    GoalSource,
+    LoopKind,
+    ResolvedBy,
+    Scoring,
+    State,
+    Trajectory,
+    WindowSource,
+)
 
 # Start-up imports only what answers ``initialize`` and lists the tools (issue #10): the
 # engine, the parsers, numpy and the rest load on the first call that needs them.
@@ -131,7 +141,7 @@ NOTES_DESCRIPTION = (
 class SessionInfo(BaseModel):
     """Which session file was read, and how it was chosen."""
 
-    cli: Literal["claude_code", "gemini_cli", "codex_cli"]
+    cli: CliName
     path: str = Field(description="The session file that was read.")
     session_id: str | None
     context_tokens: int = Field(description="Tokens in the context window at the latest request.")
@@ -141,8 +151,8 @@ class SessionInfo(BaseModel):
     )
     compactions: int = Field(description="Compactions in the session file.")
     skipped_lines: int = Field(description="Malformed or unknown lines skipped while reading.")
-    resolved_by: Literal["path", "argument", "pointer", "env_session_id", "newest_in_project"]
-    context_window_source: Literal["file", "host", "config", "flag"] = Field(
+    resolved_by: ResolvedBy
+    context_window_source: WindowSource = Field(
         description="Where context_window came from: the session file and model name, the "
         "host's status line, a config file's contextWindow, or --context-window."
     )
@@ -187,7 +197,7 @@ class Factors(BaseModel):
 class ActionLoopInfo(BaseModel):
     """The strongest loop of tool calls going on at the latest call."""
 
-    kind: Literal["same_result", "failing", "same_call", "retried", "alternating"]
+    kind: LoopKind
     count: int = Field(description="Steps in the loop.")
     points: float = Field(description="Repetition points the loop alone gives, 0-100.")
     description: str = Field(description="The loop in words, e.g. `npm test` failed 3 times.")
@@ -201,7 +211,7 @@ class DriftResult(BaseModel):
         description="What to do now (carry on, start fresh soon, start fresh now) and why."
     )
     score: int = Field(ge=0, le=100, description="Drift score, 0-100 points.")
-    state: Literal["fresh", "warming", "drifting", "polluted"]
+    state: State
     factors: Factors
     weights: dict[str, float] = Field(
         description="Weights applied, normalised over active factors (4 decimals)."
@@ -209,11 +219,11 @@ class DriftResult(BaseModel):
     messages: int = Field(description="User + assistant messages the model still remembers.")
     handoff_suggested: bool
     session: SessionInfo
-    scoring: Literal["seed", "calibrated"] = Field(description="The scoring that made the score.")
+    scoring: Scoring = Field(description="The scoring that made the score.")
     preset: str | None = Field(description="The preset whose weights were used.")
     loop: ActionLoopInfo | None = Field(description="The strongest tool-call loop, if any.")
     goal: str | None = Field(description="The goal used for goal distance (given or remembered).")
-    goal_source: Literal["given", "remembered"] | None = Field(
+    goal_source: GoalSource | None = Field(
         description="Where the goal came from: given in this call, or remembered from an "
         "earlier one; null without a goal."
     )
@@ -248,8 +258,8 @@ class TrendResult(BaseModel):
     peak: int | None = Field(description="The highest score, 0-100.")
     average: float | None = Field(description="The mean score, 0-100.")
     latest_score: int | None
-    latest_state: Literal["fresh", "warming", "drifting", "polluted"] | None
-    trajectory: Literal["climbing", "falling", "stable"] | None = Field(
+    latest_state: State | None
+    trajectory: Trajectory | None = Field(
         description="Over the last 5 snapshots: a rise of ≥ 10 points climbs, a fall of ≥ 10 "
         "falls; null below 2 snapshots."
     )
@@ -280,7 +290,7 @@ class HandoffResult(BaseModel):
     last_errors: list[str]
     withheld_excerpts: int = Field(description="Excerpts dropped as credential-file contents.")
     score: int = Field(ge=0, le=100)
-    state: Literal["fresh", "warming", "drifting", "polluted"]
+    state: State
     session: SessionInfo
     saved_to: str | None = Field(
         default=None,

@@ -62,9 +62,9 @@ from driftguard import engine
 from driftguard.errors import DriftguardError, SessionNotFoundError
 from driftguard.history import GuardedHistoryStore, HistoryStore
 from driftguard.incremental import SessionCache
-from driftguard.model import FACTOR_NAMES, CliName, GoalUse, Session
+from driftguard.model import FACTOR_NAMES, CliName, GoalUse, ResolvedBy, Session
 from driftguard.resolve import resolve_session
-from driftguard.scoring import DriftReport, ResolvedBy
+from driftguard.scoring import DriftReport
 from driftguard.scoring.loops import short_loop
 from driftguard.scoring.report import (
     bar,
