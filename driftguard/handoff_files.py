@@ -70,7 +70,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from driftguard._fileio import read_json_object, write_atomic, write_json_atomic
+from driftguard._fileio import (
+    complete_temporary,
+    link_new,
+    read_json_object,
+    write_atomic,
+    write_json_atomic,
+)
 from driftguard.errors import RefusedPathError
 from driftguard.handoff_draft import placeholders_left
 
@@ -258,12 +264,10 @@ def _keep_completed(files: HandoffFiles, data: bytes, now: float) -> Path:
     for attempt in range(1, 1000):
         suffix = "" if attempt == 1 else f"-{attempt}"
         target = files.folder / f"handoff-{stamp}{suffix}.md"
-        temp = files.folder / f".{target.name}.{os.getpid()}.tmp"
-        write_atomic(temp, data, mode=_FILE_MODE)
+        temp = complete_temporary(target, data, mode=_FILE_MODE)
         try:
-            os.link(temp, target)  # fails when the name is taken: never overwrites
-        except FileExistsError:
-            continue
+            if not link_new(temp, target):  # never overwrites: a taken name is skipped
+                continue
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(temp)

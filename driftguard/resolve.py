@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from driftguard import discovery, paths
+from driftguard._fileio import write_atomic
 from driftguard.adapters._common import load_record
 from driftguard.errors import RefusedPathError, SessionNotFoundError
 from driftguard.model import CLI_NAMES, CliName, ResolvedBy
@@ -166,9 +167,13 @@ def _pointer_or_warning(
 
 
 def write_pointer(project: Path, transcript: Path, cli: CliName, session_id: str | None) -> Path:
-    """Atomically write the pointer for ``project`` (temp file + rename); returns its path."""
+    """Write the pointer for ``project`` (:func:`driftguard._fileio.write_atomic`: a
+    temporary file, fsync-ed, renamed over the old pointer); returns its path.
+
+    Raises:
+        OSError: it cannot be written (the old pointer, if any, is unchanged).
+    """
     target = pointer_path(project)
-    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     record = {
         "transcript_path": str(transcript),
         "cli": cli,
@@ -176,9 +181,7 @@ def write_pointer(project: Path, transcript: Path, cli: CliName, session_id: str
         "project": str(project),
         "ts": time.time(),
     }
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    temp.write_text(json.dumps(record) + "\n", encoding="utf-8")
-    os.replace(temp, target)
+    write_atomic(target, (json.dumps(record) + "\n").encode("utf-8"))
     return target
 
 

@@ -94,6 +94,24 @@ def test_the_pointer_is_read_back_and_must_point_at_a_file(tmp_path: Path, proje
     assert read_pointer(project) is None
 
 
+def test_a_pointer_write_that_fails_keeps_the_old_pointer_and_leaves_no_temporary(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = write_claude_session(tmp_path / "old.jsonl", ["a", "b"])
+    new = write_claude_session(tmp_path / "new.jsonl", ["c", "d"])
+    written = write_pointer(project, old, "claude_code", "sid")
+
+    def full_disk(_fd: int, _data: object) -> int:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "write", full_disk)
+        with pytest.raises(OSError, match="No space"):
+            write_pointer(project, new, "claude_code", "sid")
+    assert read_pointer(project) == (old, "claude_code")
+    assert [p.name for p in written.parent.iterdir()] == [written.name]
+
+
 def test_a_corrupt_pointer_is_ignored(isolated_home: Path, project: Path) -> None:
     session = claude_session(isolated_home, project)
     pointer_path(project).parent.mkdir(parents=True)

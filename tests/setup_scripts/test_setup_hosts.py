@@ -459,7 +459,7 @@ def test_every_edit_backs_up_the_file_with_its_permission_bits(
         assert stat.S_IMODE(backups[0].stat().st_mode) == mode
         assert f"    backup: ~/{backups[0].relative_to(isolated_home)}" in out
     # No temporary file is left behind.
-    assert not list(isolated_home.rglob("*.driftguard-tmp"))
+    assert not list(isolated_home.rglob(".*.tmp"))
 
 
 def test_a_symlinked_config_is_edited_through_its_link(isolated_home: Path) -> None:
