@@ -21,7 +21,12 @@ from driftguard.adapters._common import (
     load_record,
     open_session_file,
 )
-from driftguard.errors import SessionFormatError, UnknownFormatError, UnknownNameError
+from driftguard.errors import (
+    SessionFormatError,
+    UnknownFormatError,
+    UnknownNameError,
+    from_os_error,
+)
 from driftguard.model import CLI_NAMES, CliName, Session
 
 __all__ = ["ADAPTERS", "detect_cli", "get_parser", "parse_session", "resolve_cli"]
@@ -101,7 +106,7 @@ def _detect_json(path: Path) -> CliName:
         with path.open("rb") as fh:
             data = fh.read()
     except OSError as exc:
-        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
     try:
         document = gemini_cli.decode_legacy(data)
     except JsonTooDeepError as exc:
@@ -144,7 +149,7 @@ def detect_cli(path: Path) -> CliName:
                 if seen >= _SNIFF_RECORDS:
                     break
     except OSError as exc:
-        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
     if blank:
         # Nothing to read, so nothing to leak: the file's name and folder may tell.
         hint = _hint_from_path(path)

@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from driftguard.errors import SessionFormatError
+from driftguard.errors import JsonTooDeepError, SessionFormatError, from_os_error
 from driftguard.model import ParsedMessage, ToolCall
 
 __all__ = [
@@ -106,7 +106,7 @@ def open_session_file(path: Path) -> IO[bytes]:
     try:
         raw = path.open("rb")
     except OSError as exc:
-        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
     head = raw.peek(4)[:4] if isinstance(raw, io.BufferedReader) else b""
     if head != ZSTD_MAGIC:
         return raw
@@ -188,10 +188,6 @@ def iter_lines(stream: IO[bytes]) -> Iterator[Line]:
             yield raw.rstrip(b"\r\n"), True
         else:
             yield raw, False
-
-
-class JsonTooDeepError(ValueError):
-    """A JSON text nested deeper than :data:`MAX_JSON_DEPTH` (or too deep to decode at all)."""
 
 
 def decode_json(data: bytes | str) -> object:
@@ -330,7 +326,7 @@ def feed_file(parser: LineParser, path: Path) -> None:
             for line, terminated in iter_lines(stream):
                 parser.feed(line, terminated)
     except OSError as exc:
-        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
 
 
 def load_record(line: bytes) -> dict[str, Any] | None:

@@ -110,7 +110,7 @@ from driftguard.adapters._common import (
     split_json_member,
 )
 from driftguard.adapters._fastjson import load_object
-from driftguard.errors import SessionFormatError
+from driftguard.errors import SessionFormatError, from_os_error
 from driftguard.model import ParsedMessage, Session, ToolCall
 
 __all__ = [
@@ -633,7 +633,7 @@ def _load_legacy(path: Path) -> dict[str, Any]:
             with path.open("rb") as stream:
                 data = stream.read()
         except OSError as exc:
-            raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+            raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
         try:
             document = decode_legacy(data)
         except JsonTooDeepError as exc:

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from driftguard import livecache
+from driftguard.errors import HookInputError
 
 if TYPE_CHECKING:
     from driftguard.engine import DriftOutcome
@@ -71,10 +72,6 @@ SETTLE_SECONDS: Final = 1.0
 """How long the stop hook waits for the last reply to reach the transcript."""
 _SETTLE_STEP: Final = 0.05
 _NOTABLE: Final = 10.0
-
-
-class HookInputError(ValueError):
-    """The hook's stdin is not the JSON object the host sends, or lacks a needed field."""
 
 
 def parse_payload(raw: bytes) -> dict[str, Any]:

@@ -83,7 +83,7 @@ from driftguard.adapters._fastjson import load_object
 from driftguard.adapters.claude_code import ClaudeCodeParser
 from driftguard.adapters.codex_cli import CodexCliParser
 from driftguard.adapters.gemini_cli import GeminiCliParser
-from driftguard.errors import SessionFormatError, UnknownNameError
+from driftguard.errors import SessionFormatError, UnknownNameError, from_os_error
 from driftguard.model import CLI_NAMES, CliName, Session
 from driftguard.scoring.features import FeatureIndex, Features
 
@@ -284,7 +284,7 @@ def _refresh(entry: _Entry | None, path: Path, cli: CliName | None) -> _Entry:
         if entry is not None and _still_current(entry, path, now):
             return entry
     except OSError as exc:
-        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
     if cli is None and entry is not None and entry.explicit:
         cli = entry.cli
     return _start(path, cli)
@@ -341,7 +341,7 @@ def _start(path: Path, cli: CliName | None) -> _Entry:
                 _advance(entry, stream, current)
                 return entry
     except OSError as exc:
-        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
     # Not resumable by lines: the adapter reads the whole file. The stat taken before it
     # ran makes the next call parse again if the file changed meanwhile.
     return _Entry(

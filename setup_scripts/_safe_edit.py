@@ -64,6 +64,7 @@ import tomlkit.exceptions
 
 from driftguard import paths
 from driftguard._fileio import complete_temporary, fsync_folder, link_new, write_atomic
+from driftguard.errors import ConfigSyntaxError
 from driftguard.setup_scripts import _jsonc, _toml
 from driftguard.setup_scripts._base import (
     SERVER_NAME,
@@ -109,10 +110,6 @@ NEW_FILE_MODE = 0o600
 KEEP_BACKUPS = 3
 """How many of its own backups of one file driftguard keeps (the newest)."""
 BACKUP_MARK = ".driftguard-backup-"
-
-
-class ConfigSyntaxError(ValueError):
-    """A config file driftguard cannot read safely; the message is one line."""
 
 
 class ServersFormat(Protocol):
