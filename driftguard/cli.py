@@ -551,37 +551,33 @@ def _write_projects(args: argparse.Namespace) -> list[Path]:
 
 def _handoff(args: argparse.Namespace) -> int:
     from driftguard import engine
-    from driftguard.handoff_files import handoff_files, handoff_target, save_handoff
     from driftguard.history import GuardedHistoryStore
     from driftguard.scoring import to_json_dict
 
     if args.replace and not args.write:
         raise DriftguardError("--replace replaces a saved handoff: add --write")
     store = GuardedHistoryStore()
+    saved = target = None
     with _session_for(args) as (session, resolved_by):
         project = _config_project(args, session)
-        target = None
         if args.write:
-            chosen = handoff_target(
-                session, _write_projects(args), found_for_project=args.path is None
+            written = engine.write_handoff(
+                session,
+                project=project,
+                store=store,
+                projects=_write_projects(args),
+                found_for_project=args.path is None,
+                replace=args.replace,
+                resolved_by=resolved_by,
             )
-            target = chosen.project
-            if chosen.reason:
-                _warn([chosen.reason])
-        handoff, report = engine.handoff(
-            session,
-            project=project,
-            store=store,
-            resolved_by=resolved_by,
-            saved_to=str(handoff_files(target).handoff) if target is not None else None,
-        )
+            _warn([written.not_saved] if written.not_saved else [])
+            handoff, report, saved = written.handoff, written.report, written.saved
+            target = written.project
+        else:
+            handoff, report = engine.handoff(
+                session, project=project, store=store, resolved_by=resolved_by
+            )
     _warn(store.notes)
-    saved = None
-    if target is not None:
-        try:
-            saved = save_handoff(target, handoff, report, replace=args.replace)
-        except OSError as exc:
-            raise DriftguardError(f"cannot write the handoff in {target}: {exc}") from exc
     if args.json:
         result: dict[str, Any] = {**asdict(handoff), "report": to_json_dict(report)}
         if saved is not None:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from driftguard import discovery
 from driftguard.compaction import read_compaction_settings, usable_window
 from driftguard.config import Config, load_config
-from driftguard.errors import ConfigError
+from driftguard.errors import ConfigError, from_os_error
 from driftguard.history import HistoryStore, goal_sha256, history_key_for, snapshot_from_report
 from driftguard.livecache import read_host_window
 from driftguard.model import GoalUse, Recording, ResolvedBy, Session, WindowSource
@@ -47,12 +47,14 @@ from driftguard.trend import NOT_IN_SESSION_FOLDER
 # get_drift imports neither the handoff and its secret gate nor the trend).
 if TYPE_CHECKING:
     from driftguard.handoff import Handoff
+    from driftguard.handoff_files import SavedHandoff
     from driftguard.scoring.features import Features
     from driftguard.trend import Trend
 
 __all__ = [
     "NOT_IN_SESSION_FOLDER",
     "DriftOutcome",
+    "HandoffOutcome",
     "drift",
     "gated_goal",
     "handoff",
@@ -60,6 +62,7 @@ __all__ = [
     "in_session_folder",
     "remembered_goal",
     "trend",
+    "write_handoff",
 ]
 
 _READ_ONLY = Recording(False, "this command only reads")
@@ -363,3 +366,78 @@ def handoff(
         features=features,
     )
     return build_handoff(session, outcome.report, saved_to=saved_to), outcome.report
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffOutcome:
+    """A handoff saved for the next session (or why it was not), with its report.
+
+    Attributes:
+        handoff: the handoff prompt and its facts.
+        report: the session's current (unrecorded) drift report.
+        saved: what was written in the project's ``.driftguard/`` folder, or ``None``.
+        project: the project it was saved in, or ``None``.
+        not_saved: why it was not saved (the session belongs to no project it may be
+            saved in), one line; ``None`` when it was.
+    """
+
+    handoff: Handoff
+    report: DriftReport
+    saved: SavedHandoff | None
+    project: Path | None = None
+    not_saved: str | None = None
+
+
+def write_handoff(
+    session: Session,
+    *,
+    project: Path | None,
+    store: HistoryStore,
+    projects: Sequence[Path],
+    found_for_project: bool,
+    replace: bool = False,
+    resolved_by: ResolvedBy = "path",
+    features: Features | None = None,
+) -> HandoffOutcome:
+    """The handoff of the session, saved as ``.driftguard/handoff.md`` (with its
+    checkpoint) in the project it belongs to: ``driftguard handoff --write`` and the
+    ``save_handoff`` tool.
+
+    Args:
+        session: the parsed session.
+        project: the project whose config applies (as :func:`drift`).
+        store: the history store (read for the remembered goal).
+        projects: the projects the command or server was started for, most likely first;
+            the handoff is saved only in one of them
+            (:func:`driftguard.handoff_files.handoff_target`, issue #9 item 1).
+        found_for_project: the session was found for ``projects[0]`` (not named by the
+            caller).
+        replace: replace a completed ``handoff.md`` that still waits for the next session
+            (it is kept under another name either way).
+        resolved_by: how the session was chosen, for the report.
+        features: as :func:`drift`.
+
+    Raises:
+        DriftguardError: the handoff files cannot be written (names the project), or a
+            completed handoff waits and ``replace`` is not given.
+        ConfigError: as :func:`drift`.
+    """
+    from driftguard.handoff_files import handoff_files, handoff_target, save_handoff
+
+    chosen = handoff_target(session, projects, found_for_project=found_for_project)
+    target = chosen.project
+    made, report = handoff(
+        session,
+        project=project,
+        store=store,
+        resolved_by=resolved_by,
+        saved_to=str(handoff_files(target).handoff) if target is not None else None,
+        features=features,
+    )
+    saved = None
+    if target is not None:
+        try:
+            saved = save_handoff(target, made, report, replace=replace)
+        except OSError as exc:
+            raise from_os_error(exc, f"cannot write the handoff in {target}") from exc
+    return HandoffOutcome(made, report, saved, target, chosen.reason)

@@ -569,38 +569,35 @@ def create_server() -> MCPServer[ServerState]:
         replace: bool = False,
     ) -> CallToolResult:
         from driftguard import engine
-        from driftguard.handoff_files import handoff_files, handoff_target, save_handoff
         from driftguard.resolve import start_projects
 
         notes: list[str] = []
         store = _call_store(ctx)
+        saved = None
         with _as_tool_error():
             loaded = _load(ctx, session)
-            target = None
             if write:
-                chosen = handoff_target(
+                written = engine.write_handoff(
                     loaded.session,
-                    [*start_projects(), *_root_paths(roots)],
+                    project=loaded.project,
+                    store=store,
+                    projects=[*start_projects(), *_root_paths(roots)],
                     found_for_project=loaded.resolved.resolved_by != "argument",
+                    replace=replace,
+                    resolved_by=loaded.resolved.resolved_by,
+                    features=loaded.features,
                 )
-                target = chosen.project
-                if chosen.reason:
-                    notes.append(chosen.reason)
-            handoff, report = engine.handoff(
-                loaded.session,
-                project=loaded.project,
-                store=store,
-                resolved_by=loaded.resolved.resolved_by,
-                saved_to=str(handoff_files(target).handoff) if target is not None else None,
-                features=loaded.features,
-            )
+                notes += [written.not_saved] if written.not_saved else []
+                handoff, report, saved = written.handoff, written.report, written.saved
+            else:
+                handoff, report = engine.handoff(
+                    loaded.session,
+                    project=loaded.project,
+                    store=store,
+                    resolved_by=loaded.resolved.resolved_by,
+                    features=loaded.features,
+                )
             notes += _notes(loaded, store)
-            saved = None
-            if target is not None:
-                try:
-                    saved = save_handoff(target, handoff, report, replace=replace)
-                except OSError as exc:
-                    raise DriftguardError(f"cannot write the handoff in {target}: {exc}") from exc
         if saved is not None and saved.kept is not None:
             notes.append(f"the handoff.md that was there had been completed: kept as {saved.kept}")
         result = _handoff_result(handoff, report, saved, loaded.resolved.note, notes)
