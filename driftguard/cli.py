@@ -27,7 +27,7 @@ from driftguard.model import CLI_NAMES
 from driftguard.presets import PRESET_NAMES
 
 if TYPE_CHECKING:
-    from driftguard.model import ResolvedBy, Session
+    from driftguard.model import CliName, ResolvedBy, Session
 
 __all__ = ["build_parser", "main"]
 
@@ -467,26 +467,31 @@ def _goal(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     from driftguard import livecache
-    from driftguard.adapters import resolve_cli
+    from driftguard.adapters import locator_adapter, resolve_cli, session_id_from_path
     from driftguard.resolve import resolve_session
     from driftguard.statusline import render_status, room_left
 
     _check_project(args)
     if args.path is not None:
         path = Path(args.path)
-        cli = resolve_cli(path, args.cli) if path.is_file() else args.cli
+        located = locator_adapter(path, args.cli)
+        cli: CliName | None
+        if located is not None:
+            cli = located.name
+        else:
+            cli = resolve_cli(path, args.cli) if path.is_file() else args.cli
     else:
         project = args.project if args.project is not None else Path.cwd()
         resolved = resolve_session(None, project=Path(project), only=args.cli)
         _warn(resolved.warnings)
         path, cli = resolved.path, resolved.cli
-    # the stop hook keys a Claude Code transcript by its session id, the file's stem
-    key = path.stem if cli == "claude_code" else f"path:{path.resolve()}"
+    # the stop hook keys a transcript by its session id, which some files are named after
+    key = session_id_from_path(path, cli) or f"path:{path.resolve()}"
     try:
         size = path.stat().st_size
     except OSError:
-        size = -1
-    cached = livecache.read_status(key)
+        size = -1  # no file of its own (a database's session): never answered from the cache
+    cached = livecache.read_status(key) if size >= 0 else None
     if cached is None or cached.transcript_path != str(path) or cached.transcript_size != size:
         from driftguard import engine  # the engine loads only when the cache is stale
         from driftguard.adapters import parse_session
@@ -501,7 +506,8 @@ def _status(args: argparse.Namespace) -> int:
         _warn(store.notes)
         cached = live_status(outcome, key, path, size)
         try:
-            livecache.write_status(cached)
+            if size >= 0:
+                livecache.write_status(cached)
         except OSError as exc:
             _warn([f"status cache not written: {exc.strerror or exc}"])
     if args.json:
@@ -732,9 +738,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except DriftguardError as exc:
-        hint = (
-            f"; pass --cli ({', '.join(CLI_NAMES)})" if isinstance(exc, UnknownFormatError) else ""
-        )
+        choices = exc.choices if isinstance(exc, UnknownFormatError) else ()
+        hint = f"; pass --cli ({', '.join(choices)})" if choices else ""
         print(f"driftguard: error: {exc}{hint}", file=sys.stderr)
         for detail in exc.details:
             print(f"  {detail}", file=sys.stderr)

@@ -4,7 +4,8 @@ The command line and the MCP server both call these, so a ``driftguard score`` a
 ``get_drift`` of the same session give the same report and write the same history.
 
 **What is kept** (issue #11). History and goals belong to a session file in a *session
-folder*: the hosts' own (:func:`driftguard.discovery.session_folders`) or one the config's
+folder*: where a source keeps its sessions (:func:`driftguard.discovery.in_session_place`:
+the hosts' session folders, Cursor's store) or a folder the config's
 ``sessionFolders`` lists. A file anywhere else (a copy of a transcript, a file of your own)
 is scored without reading or writing either, so it never lands in, or picks up the goal
 of, the session it was copied from. History holds only scores made with the settings in
@@ -30,7 +31,6 @@ from driftguard.errors import ConfigError, from_os_error
 from driftguard.history import HistoryStore, goal_sha256, history_key_for, snapshot_from_report
 from driftguard.livecache import read_host_window
 from driftguard.model import GoalUse, Recording, ResolvedBy, Session, WindowSource
-from driftguard.resolve import is_under
 from driftguard.scoring import DriftReport, score_session
 from driftguard.scoring.report import (
     Audience,
@@ -129,10 +129,11 @@ def history_key(session: Session) -> str:
 
 def in_session_folder(session: Session, config: Config, more_folders: Sequence[Path] = ()) -> bool:
     """Whether the session's file lies in a session folder (symlinks resolved): the hosts'
-    own (:func:`driftguard.discovery.session_folders`), the config's ``sessionFolders``, or
-    ``more_folders``. Only such files have a history and a remembered goal (issue #11)."""
-    folders = [*discovery.session_folders(), *config.session_folders, *more_folders]
-    return is_under(Path(session.path).absolute(), folders)
+    own, or a locator of a source's store (:func:`driftguard.discovery.in_session_place`),
+    the config's ``sessionFolders``, or ``more_folders``. Only such sessions have a history
+    and a remembered goal (issue #11)."""
+    more = [*config.session_folders, *more_folders]
+    return discovery.in_session_place(Path(session.path).absolute(), more)
 
 
 def remembered_goal(session: Session, store: HistoryStore) -> GoalUse | None:

@@ -93,7 +93,19 @@ class SessionFormatError(DriftguardError):
 
 class UnknownFormatError(SessionFormatError):
     """Nothing in a file (or its name) tells which CLI wrote it; the command line then
-    suggests ``--cli``."""
+    suggests ``--cli`` with one of :attr:`choices`.
+
+    Args:
+        message: the error, one line.
+        choices: the names of the sources that could have written the file.
+        details: as :class:`DriftguardError`.
+    """
+
+    def __init__(
+        self, message: str = "", *, choices: Sequence[str] = (), details: Sequence[str] = ()
+    ) -> None:
+        super().__init__(message, details=details)
+        self.choices: tuple[str, ...] = tuple(choices)
 
 
 class ConfigError(DriftguardError):

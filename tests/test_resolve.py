@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import write_claude_session
 
-from driftguard.discovery import claude_project_dir_name
+from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.errors import SessionNotFoundError
 from driftguard.resolve import (
     cli_for_host,
@@ -145,6 +145,17 @@ def test_only_restricts_every_step_to_one_cli(
     assert [detail.split(":")[0] for detail in caught.value.details] == ["Codex CLI"]
 
 
+def test_a_known_hosts_call_passes_over_another_clis_pointer(
+    isolated_home: Path, project: Path, tmp_path: Path
+) -> None:
+    transcript = write_claude_session(tmp_path / "t.jsonl", ["a", "b"])
+    write_pointer(project, transcript, "claude_code", None)
+    assert resolve_session(None, project=project, env={}).resolved_by == "pointer"
+    with pytest.raises(SessionNotFoundError) as caught:
+        resolve_session(None, client_name="codex-mcp-client", project=project, env={})
+    assert [detail.split(":")[0] for detail in caught.value.details] == ["Codex CLI"]
+
+
 @pytest.mark.parametrize(
     ("client", "env", "expected"),
     [
@@ -152,9 +163,9 @@ def test_only_restricts_every_step_to_one_cli(
         ("gemini-cli-mcp-client", {}, "gemini_cli"),
         ("Codex", {}, "codex_cli"),
         ("codex-mcp-client", {}, "codex_cli"),
-        ("cursor-vscode", {"CLAUDECODE": "1"}, None),
+        ("cursor-vscode", {"CLAUDECODE": "1"}, "cursor"),
         (None, {"DRIFTGUARD_HOST": "gemini_cli"}, "gemini_cli"),
-        (None, {"DRIFTGUARD_HOST": "cursor", "CLAUDECODE": "1"}, None),
+        (None, {"DRIFTGUARD_HOST": "cursor", "CLAUDECODE": "1"}, "cursor"),
         (None, {"CLAUDECODE": "1"}, "claude_code"),
         (None, {"GEMINI_CLI": "1"}, "gemini_cli"),
         ("inspector-cli", {}, None),

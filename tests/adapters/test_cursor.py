@@ -31,7 +31,7 @@ from cursor_home import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from driftguard.adapters import cursor
+from driftguard.adapters import cursor, get_adapter
 from driftguard.adapters._common import estimate_tokens, make_tool_call
 from driftguard.adapters.cursor import _store
 from driftguard.adapters.cursor._store import StateDb
@@ -597,10 +597,10 @@ def test_a_cursor_chat_scores_and_names_cursor_in_its_wording(home: CursorHome) 
     assert "before Cursor compacts it" in report.recommendation
 
 
-def test_cursor_is_a_cli_name_not_yet_in_the_file_based_list() -> None:
+def test_cursor_is_a_source_of_the_registry_like_the_file_based_clis() -> None:
     assert "cursor" in get_args(CliName)
-    assert "cursor" not in CLI_NAMES
-    assert set(CLI_NAMES) < set(get_args(CliName))
+    assert get_args(CliName) == CLI_NAMES
+    assert get_adapter("cursor") is cursor.ADAPTER
 
 
 # ---------------------------------------------------------------------- finding chats

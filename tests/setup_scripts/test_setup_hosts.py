@@ -669,7 +669,7 @@ def test_each_entry_tells_the_server_which_host_it_serves(host: str, isolated_ho
     assert _setup("--host", host) == 0
     hint = _servers(isolated_home, host)["driftguard"]["env"][HOST_ENV]
     assert hint == host
-    assert cli_for_host(None, {HOST_ENV: hint}) == (None if host == "cursor" else host)
+    assert cli_for_host(None, {HOST_ENV: hint}) == host
 
 
 def test_each_entry_names_the_console_script_by_absolute_path(isolated_home: Path) -> None:
