@@ -411,7 +411,7 @@ def _goal(args: argparse.Namespace) -> int:
     from driftguard import engine
     from driftguard.config import load_config
     from driftguard.history import GuardedHistoryStore
-    from driftguard.scoring.report import iso_utc, when_utc
+    from driftguard.scoring.format import iso_utc, when_utc
 
     store = GuardedHistoryStore()
     with _session_for(args) as (session, _):

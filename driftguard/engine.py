@@ -22,16 +22,19 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from driftguard import discovery
 from driftguard.compaction import read_compaction_settings, usable_window
 from driftguard.config import Config, load_config
 from driftguard.errors import ConfigError, from_os_error
+from driftguard.handoff import Handoff, build_handoff
+from driftguard.handoff_files import SavedHandoff, handoff_files, handoff_target, save_handoff
 from driftguard.history import HistoryStore, goal_sha256, history_key_for, snapshot_from_report
 from driftguard.livecache import read_host_window
 from driftguard.model import GoalUse, Recording, ResolvedBy, Session, WindowSource
 from driftguard.scoring import DriftReport, score_session
+from driftguard.scoring.features import Features
 from driftguard.scoring.report import (
     Audience,
     outcome_json_fields,
@@ -41,15 +44,7 @@ from driftguard.scoring.report import (
     to_json_dict,
 )
 from driftguard.secrets import gate
-from driftguard.trend import NOT_IN_SESSION_FOLDER
-
-# What only some calls need is imported by the step that needs it (issue #10: a first
-# get_drift imports neither the handoff and its secret gate nor the trend).
-if TYPE_CHECKING:
-    from driftguard.handoff import Handoff
-    from driftguard.handoff_files import SavedHandoff
-    from driftguard.scoring.features import Features
-    from driftguard.trend import Trend
+from driftguard.trend import NOT_IN_SESSION_FOLDER, Trend, compute_trend
 
 __all__ = [
     "NOT_IN_SESSION_FOLDER",
@@ -326,8 +321,6 @@ def trend(
     """The trend of the session's recorded snapshots (design §6), over those made with the
     scoring, preset and goal in force now (the others are set aside, issues #8 and #11).
     A file outside the session folders has no history: an empty trend."""
-    from driftguard.trend import compute_trend
-
     config = load_config(project)
     if not in_session_folder(session, config, more_folders):
         return compute_trend((), config.warn_threshold, outside=True)
@@ -356,8 +349,6 @@ def handoff(
     the ``save_handoff`` tool); the prompt then asks to complete that file in place.
     ``features``: as :func:`drift`.
     """
-    from driftguard.handoff import build_handoff
-
     outcome = drift(
         session,
         project=project,
@@ -423,8 +414,6 @@ def write_handoff(
             completed handoff waits and ``replace`` is not given.
         ConfigError: as :func:`drift`.
     """
-    from driftguard.handoff_files import handoff_files, handoff_target, save_handoff
-
     chosen = handoff_target(session, projects, found_for_project=found_for_project)
     target = chosen.project
     made, report = handoff(

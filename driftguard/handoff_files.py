@@ -70,6 +70,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from driftguard import discovery
 from driftguard._fileio import (
     complete_temporary,
     link_new,
@@ -79,6 +80,7 @@ from driftguard._fileio import (
 )
 from driftguard.errors import RefusedPathError
 from driftguard.handoff_draft import placeholders_left
+from driftguard.scoring.format import display_round
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -196,8 +198,6 @@ def handoff_target(
     holds the file (:func:`driftguard.discovery.in_project_session_folder`). Otherwise it
     is saved nowhere, and ``reason`` says why.
     """
-    from driftguard import discovery
-
     if not projects:
         return HandoffTarget(None, "no project to save it in")
     if session.cwd:
@@ -332,7 +332,6 @@ def save_handoff(
             session and ``replace`` was not given; nothing was written.
         OSError: the project folder cannot be written.
     """
-    from driftguard.scoring.report import display_round  # numpy: only when saving
 
     files = handoff_files(project)
     check_no_symlinks(files)

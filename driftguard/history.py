@@ -81,6 +81,7 @@ from driftguard import paths
 from driftguard._fileio import write_atomic
 from driftguard.errors import UnknownNameError
 from driftguard.model import SCORINGS, CliName, Scoring, State
+from driftguard.scoring.format import display_round
 
 if sys.platform != "win32":
     import fcntl
@@ -353,7 +354,6 @@ def snapshot_from_report(report: DriftReport, goal: str | None, ts: float) -> Sn
 
     Factor values are stored rounded half up to one decimal (the §5.5 display values).
     """
-    from driftguard.scoring.report import display_round  # scoring is loaded by now
 
     return Snapshot(
         ts=float(ts),

@@ -49,6 +49,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from driftguard import livecache
 from driftguard.errors import HookInputError
+from driftguard.scoring.format import display_round
+from driftguard.scoring.loops import loop_key, short_loop
 
 if TYPE_CHECKING:
     from driftguard.engine import DriftOutcome
@@ -236,8 +238,6 @@ def live_status(
 ) -> livecache.LiveStatus:
     """The status-line record of a scored session: ``outcome`` of the transcript ``path``
     (``size`` bytes when it was read), for the host's ``session_id``."""
-    from driftguard.scoring.loops import loop_key, short_loop
-    from driftguard.scoring.report import display_round
 
     report = outcome.report
     loop = report.measures.loop if report.measures is not None else None
