@@ -101,8 +101,6 @@ class ResolvedSession:
     path: Path
     cli: CliName | None
     resolved_by: ResolvedBy
-    note: str | None = None
-    """Why this session, when ``resolved_by`` alone would mislead."""
     warnings: tuple[str, ...] = ()
     """State that could not be read on the way (a pointer file, a source's store), one
     line each; the session was still found (issue #9 item 4)."""

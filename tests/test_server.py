@@ -272,7 +272,8 @@ async def test_the_structured_content_is_score_json_with_the_text_and_notes(
     assert list(data) == [*printed, "text", "notes"]
     assert next(iter(data)) == "recommendation"
     session = dict(data["session"])
-    assert session.pop("note") is None
+    # the server also says which project it looked in, and where that came from
+    assert (session.pop("project"), session.pop("project_source")) == (str(project), "cwd")
     assert {**data, "session": session, "text": None, "notes": None} == {
         **printed,
         "text": None,
@@ -312,7 +313,7 @@ async def test_get_trend_has_the_field_names_of_trend_json_and_speaks_to_the_mod
     printed = json.loads(capsys.readouterr().out)
     assert list(data) == [*printed, "text", "notes"]
     session = dict(data["session"])
-    session.pop("note")
+    assert (session.pop("project"), session.pop("project_source")) == (str(project), "cwd")
     assert {**data, "session": session, "text": None, "notes": None} == {
         **printed,
         "text": None,
