@@ -13,8 +13,9 @@ field read and where each is documented. In short (design §4, §5.1, §5.3):
   non-blank ``text`` → an assistant message (``thinking`` is never text). A ``type`` 2 bubble's
   ``toolFormerData`` is one tool call (``name``; arguments from ``rawArgs``, else ``params``;
   JSON strings are decoded) hung on its assistant message, or, on a bubble without text, on a
-  ``role="tool"`` message carrying the call's ``result``; a bubble with text gets its result as
-  a separate ``role="tool"`` message. ``is_error`` when ``status`` is ``"error"``.
+  ``role="tool"`` message with empty content (as every adapter writes a response of tool
+  calls only); its ``result`` follows as a separate ``role="tool"`` message (the tool result
+  fed back to the model), ``is_error`` when ``status`` is ``"error"``.
 - **Compaction.** Cursor's summary (``aiserver.v1.ConversationSummary``: ``summary``,
   ``truncationLastBubbleIdInclusive``, ``clientShouldStartSendingFromInclusiveBubbleId``) is
   recorded on the bubble that carries it (``conversationSummary``, a JSON string) and as the
@@ -335,14 +336,13 @@ def _bubble_item(
             out.append(
                 ParsedMessage(
                     role="tool",
-                    content=result,
+                    content="",
                     token_count=input_tokens,
                     timestamp=timestamp,
                     tool_calls=(call,),
-                    is_error=error,
                 )
             )
-        elif result or error:
+        if result or error:
             out.append(
                 ParsedMessage(role="tool", content=result, timestamp=timestamp, is_error=error)
             )

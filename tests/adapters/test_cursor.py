@@ -330,8 +330,10 @@ def test_tool_results_become_tool_messages_and_errors_are_marked(home: CursorHom
     roles = [(m.role, m.content, m.is_error, len(m.tool_calls)) for m in session.messages]
     assert roles == [
         ("user", "build it", False, 0),
-        ("tool", '{"contents": "all:"}', False, 1),  # the stored JSON text
-        ("tool", "make: *** Error 2", True, 1),
+        ("tool", "", False, 1),  # the call, as every adapter writes a call-only response
+        ("tool", '{"contents": "all:"}', False, 0),  # its result: the stored JSON text
+        ("tool", "", False, 1),
+        ("tool", "make: *** Error 2", True, 0),
         ("assistant", "The build failed; let me look.", False, 1),
         ("tool", "", True, 0),
     ]
