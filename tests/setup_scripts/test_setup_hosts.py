@@ -21,7 +21,7 @@ import pytest
 from setup_helpers import HOST_FILES, inserted_chunks, install_fixture_home, snapshot
 
 from driftguard.cli import SETUP_HOSTS, main
-from driftguard.resolve import HOST_ENV, cli_for_host
+from driftguard.resolve import HOST_ENV, PROJECT_ENV, cli_for_host
 from driftguard.setup_scripts import HOST_NAMES, find_console_script
 from driftguard.setup_scripts._jsonc import parse as parse_jsonc
 
@@ -58,7 +58,10 @@ def _servers(home: Path, host: str) -> dict[str, Any]:
 
 
 def _expected_entry(host: str) -> dict[str, Any]:
-    entry: dict[str, Any] = {"command": _command(), "args": ["serve"], "env": {HOST_ENV: host}}
+    env = {HOST_ENV: host}
+    if host == "cursor":  # Cursor expands it per window: the project the server serves
+        env[PROJECT_ENV] = "${workspaceFolder}"
+    entry: dict[str, Any] = {"command": _command(), "args": ["serve"], "env": env}
     if host == "claude_code":
         entry = {"type": "stdio", **entry}
     if host == "codex_cli":
