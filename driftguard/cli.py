@@ -80,7 +80,13 @@ def _add_session_arguments(
     command: argparse.ArgumentParser, *, json_output: bool = True, verb: str = "read"
 ) -> None:
     """PATH, --cli and --project (and --json) as every session command takes them."""
-    command.add_argument("path", nargs="?", metavar="PATH", help=f"session file to {verb}")
+    command.add_argument(
+        "path",
+        nargs="?",
+        metavar="PATH",
+        help=f"session file to {verb} (a Cursor chat: the path a report names it by, "
+        "<database>#<composer id>)",
+    )
     command.add_argument(
         "--cli", choices=CLI_NAMES, help="which CLI wrote PATH, or whose sessions to look for"
     )
@@ -108,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
         "score",
         help="score a session for drift (default: the newest session of this project)",
         description=(
-            "Score a Claude Code, Gemini CLI or Codex CLI session for drift (0-100). "
+            "Score a Claude Code, Gemini CLI or Codex CLI session, or a Cursor chat, for drift "
+            "(0-100). "
             "Without PATH, the current session of the project directory is scored. "
             "Each score of a session file in a session folder is recorded in its history "
             "(see `driftguard trend`), except try-outs with another --preset or a --goal "
@@ -214,7 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="one line for a tmux status bar or a shell prompt (any CLI's session)",
         description=(
             "Print e.g. 'drift 41 warming · 38k to compact (~6 turns) · loop: npm test ×3' "
-            "for a Claude Code, Gemini CLI or Codex CLI session: from the cached score when "
+            "for a Claude Code, Gemini CLI or Codex CLI session or a Cursor chat: from the "
+            "cached score when "
             "the file has not changed since it was scored, else scored now (not recorded)."
         ),
     )

@@ -49,7 +49,9 @@ contract, and tests check it on the corpus with files split at random byte posit
   are not line-based at all: the session is read again whole whenever one of the files
   the adapter names for it (:meth:`Adapter.store_files
   <driftguard.adapters._base.Adapter.store_files>`: the database and its write-ahead log)
-  changed size, ``mtime_ns`` or identity, appeared or vanished since it was read.
+  changed size, ``mtime_ns`` or identity, appeared or vanished since it was read (an
+  empty file counts as absent: SQLite makes an empty log when a reader opens the
+  database).
 
 Once the first line has been read, the CLI (given, or detected once with
 :func:`~driftguard.adapters.detect_cli`) is kept until the file is replaced or truncated.
@@ -289,6 +291,14 @@ def _refresh(entry: _Entry | None, path: Path, cli: CliName | None) -> _Entry:
     return _start(path, cli)
 
 
+def _store_stat(file: Path) -> _Stat | None:
+    """A store file as it is now; ``None`` when it is missing or empty (an empty
+    write-ahead log holds nothing: SQLite makes one when a reader opens a database no
+    process has open, and that changes no session)."""
+    now = _Stat.now(file)
+    return now if now is not None and now.size > 0 else None
+
+
 _NO_FILE = _Stat(0, 0, -1, 0)
 """The ``stat`` of an entry whose session has no file of its own (a database's)."""
 
@@ -301,7 +311,7 @@ def _refresh_store(entry: _Entry | None, path: Path, adapter: Adapter, *, explic
         SessionFormatError: the store cannot be read.
         SessionNotFoundError: it no longer holds the session.
     """
-    stamp = tuple(_Stat.now(file) for file in adapter.store_files(path))
+    stamp = tuple(_store_stat(file) for file in adapter.store_files(path))
     if entry is not None and entry.cli == adapter.name and entry.stamp == stamp:
         return entry
     return _Entry(

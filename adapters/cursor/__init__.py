@@ -27,7 +27,11 @@ What this package gives the integration (finding, reading, describing)::
     places = search_places(project, user)               # for "nothing found" messages
 
 ``Session.path`` is :func:`session_locator` (``<global state.vscdb>#<composerId>``) and
-``Session.session_id`` the composer id.
+``Session.session_id`` the composer id. :data:`ADAPTER` (:class:`Cursor`) is what the
+registry holds: it finds a project's newest chat and chats by id, names a chat by that
+locator (a session with no file of its own), and names the global database and its
+write-ahead log as the files whose change means a chat may have changed (the parse cache
+reads a chat again then; ``driftguard watch`` wakes up on them).
 
 Raises (every function that reads a database): :class:`~driftguard.errors.SessionFormatError`
 naming the file when a database that exists cannot be read (not SQLite, locked, a table or
