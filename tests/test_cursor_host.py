@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import write_project_session
 from cursor_home import (
     AUTH_SECRETS,
     CursorHome,
@@ -335,6 +336,24 @@ def test_a_project_without_chats_names_cursor_and_where_it_looked(
     first, *places = capsys.readouterr().err.splitlines()
     assert first == f"driftguard: error: Cursor stores no chat for {tmp_path}; looked in:"
     assert all(place.startswith("  Cursor: ") for place in places)
+
+
+def test_an_unreadable_cursor_store_costs_a_warning_when_another_cli_has_the_session(
+    home: CursorHome,
+    isolated_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    workspace = home.add_workspace(folder, [head("lost", 1)])
+    (workspace / "state.vscdb").write_bytes(b"not a database, though long enough to look like one")
+    write_project_session(isolated_home, folder, ["one reply", "two"], session_id="cc-1")
+    assert main(["score", "--project", str(folder), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["session"]["cli"] == "claude_code"
+    assert "driftguard: warning: Cursor: " in captured.err
+    assert "is not a SQLite database" in captured.err
 
 
 def test_watch_follows_a_chat_on_its_database_and_its_write_ahead_log(
