@@ -61,6 +61,7 @@ __all__ = [
     "choose_project",
     "cli_for_host",
     "is_under",
+    "names_project",
     "pointer_path",
     "project_dir",
     "read_pointer",
