@@ -12,6 +12,7 @@ from conftest import write_claude_session
 from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.errors import SessionNotFoundError
 from driftguard.resolve import (
+    choose_project,
     cli_for_host,
     pointer_path,
     read_pointer,
@@ -175,3 +176,32 @@ def test_the_host_is_told_by_client_name_then_environment(
     client: str | None, env: dict[str, str], expected: str | None
 ) -> None:
     assert cli_for_host(client, env) == expected
+
+
+@pytest.mark.parametrize(
+    ("env", "roots", "expected"),
+    [
+        (
+            {"DRIFTGUARD_PROJECT_DIR": "/p/a", "CLAUDE_PROJECT_DIR": "/p/b"},
+            ["/p/r"],
+            ("/p/a", "DRIFTGUARD_PROJECT_DIR"),
+        ),
+        (
+            {"DRIFTGUARD_PROJECT_DIR": "${workspaceFolder}", "CLAUDE_PROJECT_DIR": "/p/b"},
+            [],
+            ("/p/b", "CLAUDE_PROJECT_DIR"),
+        ),
+        ({"DRIFTGUARD_PROJECT_DIR": "${workspaceFolder}/app"}, ["/p/r", "/p/s"], ("/p/r", "roots")),
+        ({"DRIFTGUARD_PROJECT_DIR": "  "}, [], (None, "cwd")),
+    ],
+)
+def test_the_project_is_the_first_named_of_the_variables_the_roots_and_the_cwd(
+    env: dict[str, str],
+    roots: list[str],
+    expected: tuple[str | None, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    project, source = choose_project(env, [Path(r) for r in roots])
+    assert (project, source) == (Path(expected[0]) if expected[0] else Path.cwd(), expected[1])
