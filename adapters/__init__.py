@@ -1,133 +1,116 @@
-"""Session adapters: one module per CLI's on-disk format, one closed registry.
+"""Session adapters: one package per session source, one closed registry.
 
-Each adapter module (``claude_code``, ``gemini_cli``, ``codex_cli``) is a pure parser
-from a session file to a :class:`driftguard.model.Session`, and documents in its own
-docstring where the files live, the record types it reads and its token semantics.
+Each adapter package (``claude_code``, ``gemini_cli``, ``codex_cli``, ``cursor``) owns
+everything driftguard knows about its source behind one interface
+(:class:`~driftguard.adapters._base.Adapter`): where the sessions live and the environment
+variables that move them, a project's newest session, sessions by id, the places searched,
+recognising its records, parsing (whole or resumably), the kind of each tool call, and
+where the CLI compacts. Its ``README.md`` describes the source format.
 
-Use :func:`parse_session` to parse a file, naming the CLI or letting
-:func:`detect_cli` tell it from the file's first records.
+This module is the registry: :data:`ADAPTERS` holds one instance per source, keyed by its
+:data:`~driftguard.model.CliName` (:func:`get_adapter`), and the functions below choose the
+adapter for a path. Nothing outside ``adapters/`` knows a source's layout or records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, cast
+from types import MappingProxyType
+from typing import get_args
 
-from driftguard.adapters import claude_code, codex_cli, gemini_cli
-from driftguard.adapters._common import (
-    JsonTooDeepError,
-    iter_lines,
-    load_record,
-    open_session_file,
+from driftguard.adapters import claude_code, codex_cli, cursor, gemini_cli
+from driftguard.adapters._base import Adapter, Claim, Found
+from driftguard.adapters._common import iter_lines, load_record, open_session_file
+from driftguard.errors import (
+    SessionFormatError,
+    UnknownFormatError,
+    UnknownNameError,
+    from_os_error,
 )
-from driftguard.errors import SessionFormatError, UnknownFormatError, UnknownNameError
-from driftguard.model import CLI_NAMES, CliName, Session
+from driftguard.model import CliName, Session
 
-__all__ = ["ADAPTERS", "detect_cli", "get_parser", "parse_session", "resolve_cli"]
+__all__ = [
+    "ADAPTERS",
+    "BY_NAME",
+    "Adapter",
+    "Found",
+    "adapter_for",
+    "detect_cli",
+    "get_adapter",
+    "is_session_name",
+    "locator_adapter",
+    "parse_session",
+    "resolve_cli",
+    "session_id_from_path",
+    "watched_files",
+]
 
-Parser = Callable[[Path], Session]
+ADAPTERS: tuple[Adapter, ...] = (
+    claude_code.ADAPTER,
+    gemini_cli.ADAPTER,
+    codex_cli.ADAPTER,
+    cursor.ADAPTER,
+)
+"""Every session source, in the order they are listed and searched (on equal times the
+source listed first wins)."""
 
-ADAPTERS: dict[CliName, Parser] = {
-    "claude_code": claude_code.parse,
-    "gemini_cli": gemini_cli.parse,
-    "codex_cli": codex_cli.parse,
-}
-"""The parser of each supported CLI, keyed by its CLI name."""
+BY_NAME: Mapping[CliName, Adapter] = MappingProxyType({a.name: a for a in ADAPTERS})
+"""The adapters keyed by their :data:`~driftguard.model.CliName`."""
+
+if tuple(BY_NAME) != get_args(CliName):  # pragma: no cover - a programming error
+    raise RuntimeError("the adapter registry and model.CliName name different sources")
+
+_SNIFF_ORDER: tuple[Adapter, ...] = (codex_cli.ADAPTER, gemini_cli.ADAPTER, claude_code.ADAPTER)
+"""The order in which the file sources' *sure* claims on one record are heard: Gemini's
+message records share ``type`` values (``user``) with Claude Code's, so Gemini's claim
+(which needs an ``id`` and no ``uuid``) is heard first."""
+
+_FILE_NAMES: tuple[CliName, ...] = tuple(a.name for a in ADAPTERS if a in _SNIFF_ORDER)
+"""The sources whose session files are told apart by their records (``--cli`` choices
+for a file nothing tells)."""
 
 _SNIFF_RECORDS = 20
-
-_CODEX_TYPES = frozenset(
-    {"session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state"}
-)
-_GEMINI_MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
+"""Records of a file read before giving up telling which CLI wrote it."""
 
 
-def get_parser(cli: str) -> Parser:
-    """The parser of the CLI named ``cli``.
+def get_adapter(name: str) -> Adapter:
+    """The adapter of the source named ``name``.
 
     Raises:
-        UnknownNameError: ``cli`` is not one of ``claude_code``, ``gemini_cli``, ``codex_cli``.
+        UnknownNameError: ``name`` is not a source's name; the message lists them.
     """
-    if cli not in ADAPTERS:
-        raise UnknownNameError(f"unknown CLI {cli!r}; choose one of: {', '.join(CLI_NAMES)}")
-    return ADAPTERS[cli]
+    for adapter in ADAPTERS:
+        if adapter.name == name:
+            return adapter
+    raise UnknownNameError(f"unknown CLI {name!r}; choose one of: {', '.join(BY_NAME)}")
 
 
-def _classify(record: dict[str, Any]) -> CliName | None:
-    kind = record.get("type")
-    if not isinstance(kind, str):
-        kind = None  # an array or object "type" is no type (and cannot be looked up)
-    if isinstance(record.get("payload"), dict) and kind in _CODEX_TYPES:
-        return "codex_cli"
-    if "record_type" in record or (
-        # Codex first generation: bare SessionMeta, then bare ResponseItems.
-        "instructions" in record and "id" in record and "type" not in record
-    ):
-        return "codex_cli"
-    if "$set" in record or "$rewindTo" in record or "projectHash" in record:
-        return "gemini_cli"
-    if kind in _GEMINI_MESSAGE_TYPES and isinstance(record.get("id"), str) and "uuid" not in record:
-        return "gemini_cli"
-    if kind in claude_code.RECORD_TYPES or "uuid" in record or "leafUuid" in record:
-        return "claude_code"
-    if kind in ("message", "function_call", "function_call_output", "reasoning"):
-        return "codex_cli"
-    return None
-
-
-def _hint_from_path(path: Path) -> CliName | None:
-    text = path.as_posix()
-    if ("/projects/" in text and ".claude" in text) or path.name.startswith("agent-"):
-        return "claude_code"
-    if "/chats/" in text or path.name.startswith("session-"):
-        return "gemini_cli"
-    if path.name.startswith("rollout-"):
-        return "codex_cli"
-    return None
-
-
-def _detect_json(path: Path) -> CliName:
-    """A ``.json`` file is a session only with a legacy Gemini session's shape
-    (:func:`gemini_cli.is_legacy_session`, read member by member when a value in it is
-    nested too deeply). A file that does not decode at all counts when its first 4 KiB
-    name both ``sessionId`` and ``messages``: Gemini CLI rewrites the file in place, and
-    the parser reads it again before it gives up.
-
-    Raises:
-        SessionFormatError: unreadable, or not such a session file.
-    """
-    try:
-        with path.open("rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    try:
-        document = gemini_cli.decode_legacy(data)
-    except JsonTooDeepError as exc:
-        raise SessionFormatError(f"{path} is not a JSON session file: {exc}") from exc
-    except ValueError as exc:  # not JSON (yet: perhaps caught mid-rewrite)
-        head = data[:4096].lstrip()
-        if head.startswith(b"{") and b'"sessionId"' in head and b'"messages"' in head:
-            return "gemini_cli"
-        raise SessionFormatError(f"{path} is not a JSON session file: {exc}") from exc
-    if gemini_cli.is_legacy_session(document):
-        return "gemini_cli"
-    raise SessionFormatError(f"{path} is JSON but not a session file of a supported CLI")
+def _classify(record: dict[str, object]) -> CliName | None:
+    likely: CliName | None = None
+    for adapter in _SNIFF_ORDER:
+        claim: Claim | None = adapter.claim(record)
+        if claim == "sure":
+            return adapter.name
+        if claim == "likely" and likely is None:
+            likely = adapter.name
+    return likely
 
 
 def detect_cli(path: Path) -> CliName:
-    """Tell which CLI wrote ``path`` from its first records (its name for empty files).
+    """Tell which CLI wrote the session file ``path`` from its first records (its name for
+    empty files); a source's whole-document file (Gemini's legacy ``.json``) by its shape.
 
     Lines that are not JSON objects (nested too deeply included) are passed over.
 
     Raises:
         SessionFormatError: the file cannot be read (corrupt or truncated zstd included),
-            a ``.json`` file is not JSON (or nested too deeply), or nothing in it or its
-            name says which CLI wrote it.
+            a whole-document file is not one of its source's sessions, or nothing in it
+            or its name says which CLI wrote it.
     """
-    if path.suffix == ".json":
-        return _detect_json(path)
+    for adapter in ADAPTERS:
+        if adapter.sniff_whole(path):
+            return adapter.name
     seen = 0
     blank = True
     try:
@@ -144,22 +127,26 @@ def detect_cli(path: Path) -> CliName:
                 if seen >= _SNIFF_RECORDS:
                     break
     except OSError as exc:
-        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
     if blank:
         # Nothing to read, so nothing to leak: the file's name and folder may tell.
-        hint = _hint_from_path(path)
-        if hint is not None:
-            return hint
-        raise UnknownFormatError(f"{path} is empty: nothing in it tells which CLI wrote it")
+        for adapter in ADAPTERS:
+            if adapter.path_hint(path):
+                return adapter.name
+        raise UnknownFormatError(
+            f"{path} is empty: nothing in it tells which CLI wrote it", choices=_FILE_NAMES
+        )
+    labels = [a.label for a in ADAPTERS if a in _SNIFF_ORDER]
     raise UnknownFormatError(
-        f"cannot tell which CLI wrote {path}: no Claude Code, Gemini CLI or Codex CLI record "
-        "in its first lines"
+        f"cannot tell which CLI wrote {path}: no {', '.join(labels[:-1])} or {labels[-1]} "
+        "record in its first lines",
+        choices=_FILE_NAMES,
     )
 
 
 def resolve_cli(path: Path, cli: str | None) -> CliName:
-    """The CLI to read ``path`` as: detected when ``cli`` is ``None``; when given, checked
-    against the content.
+    """The CLI to read the session file ``path`` as: detected when ``cli`` is ``None``;
+    when given, checked against the content.
 
     Raises:
         SessionFormatError: nothing tells which CLI wrote the file (``cli`` not given),
@@ -168,32 +155,90 @@ def resolve_cli(path: Path, cli: str | None) -> CliName:
     """
     if cli is None:
         return detect_cli(path)
-    get_parser(cli)
+    chosen = get_adapter(cli)
     try:
         detected: CliName | None = detect_cli(path)
     except SessionFormatError:
         detected = None  # empty or unrecognisable: the caller's word decides
-    if detected is not None and detected != cli:
+    if detected is not None and detected != chosen.name:
         raise SessionFormatError(
             f"{path} looks like a {detected} session, not {cli}; "
             f"drop --cli or pass --cli {detected}"
         )
-    return detected if detected is not None else cast(CliName, cli)
+    return chosen.name
+
+
+def locator_adapter(path: Path, cli: str | None = None) -> Adapter | None:
+    """The source whose locator ``path`` is (a session kept in a database), or ``None``
+    when ``path`` is no locator (a session file, or nothing). Reads nothing.
+
+    Raises:
+        SessionFormatError: ``path`` is a locator of another source than ``cli``.
+        UnknownNameError: ``cli`` is not a supported CLI name.
+    """
+    for adapter in ADAPTERS:
+        if adapter.owns_locator(path):
+            if cli is not None and get_adapter(cli) is not adapter:
+                raise SessionFormatError(
+                    f"{path} is a {adapter.name} {adapter.noun}, not {cli}; "
+                    f"drop --cli or pass --cli {adapter.name}"
+                )
+            return adapter
+    return None
+
+
+def adapter_for(path: Path, cli: str | None = None) -> Adapter:
+    """The adapter that reads the session ``path``: the source whose locator it is, or the
+    CLI that wrote the file (:func:`resolve_cli`).
+
+    Raises:
+        SessionFormatError: the path is missing, a directory, unreadable, of no
+            supported format, or plainly another source's than ``cli``.
+        UnknownNameError: ``cli`` is not a supported CLI name.
+    """
+    located = locator_adapter(path, cli)
+    if located is not None:
+        return located
+    if not path.is_file():
+        what = "a directory, not a session file" if path.is_dir() else "not found"
+        raise SessionFormatError(f"{path}: {what}")
+    return get_adapter(resolve_cli(path, cli))
 
 
 def parse_session(path: Path, cli: str | None = None) -> Session:
-    """Parse one session file into a :class:`Session`.
+    """Parse one session into a :class:`Session`.
 
     Args:
-        path: the session file (``.jsonl``, ``.json`` or ``.jsonl.zst``).
-        cli: the CLI that wrote it; detected from the content when ``None``.
+        path: the session file (``.jsonl``, ``.json`` or ``.jsonl.zst``), or a source's
+            locator of a session kept in a database (``<state.vscdb>#<composerId>``).
+        cli: the source that wrote it; detected from the content when ``None``.
 
     Raises:
         SessionFormatError: the path is missing, a directory, unreadable, of no
             supported format, or its content is plainly another CLI's than ``cli``.
+        SessionNotFoundError: a locator names a session its store does not hold.
         UnknownNameError: ``cli`` is not a supported CLI name.
     """
-    if not path.is_file():
-        what = "a directory, not a session file" if path.is_dir() else "not found"
-        raise SessionFormatError(f"{path}: {what}")
-    return ADAPTERS[resolve_cli(path, cli)](path)
+    return adapter_for(path, cli).parse(path)
+
+
+def watched_files(path: Path) -> tuple[Path, ...]:
+    """The files whose change may change the session ``path``: the session file itself,
+    or the store files of a source's locator (a database and its write-ahead log)."""
+    located = locator_adapter(path)
+    return located.store_files(path) if located is not None else (path,)
+
+
+def is_session_name(name: str) -> bool:
+    """Whether a file named ``name`` may be (or hold) some source's sessions."""
+    return any(adapter.is_session_name(name) for adapter in ADAPTERS)
+
+
+def session_id_from_path(path: Path, cli: str | None) -> str | None:
+    """The session id the name of ``cli``'s session file ``path`` carries, when its name
+    alone tells it (``None`` otherwise, or without ``cli``).
+
+    Raises:
+        UnknownNameError: ``cli`` is not a supported CLI name.
+    """
+    return get_adapter(cli).session_id_from_path(path) if cli is not None else None

@@ -19,20 +19,23 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from driftguard.errors import SessionFormatError
-from driftguard.model import ParsedMessage, ToolCall
+from driftguard.errors import JsonTooDeepError, SessionFormatError, from_os_error
+from driftguard.model import ParsedMessage, Session, ToolCall, ToolKind
 
 __all__ = [
     "MAX_JSON_DEPTH",
     "MAX_TOKEN_COUNT",
+    "PATCH_MARK",
     "ZSTD_MAGIC",
     "JsonTooDeepError",
     "Line",
     "LineParser",
+    "ToolKinds",
     "bulk_reading",
     "decode_json",
     "estimate_tokens",
@@ -106,7 +109,7 @@ def open_session_file(path: Path) -> IO[bytes]:
     try:
         raw = path.open("rb")
     except OSError as exc:
-        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
     head = raw.peek(4)[:4] if isinstance(raw, io.BufferedReader) else b""
     if head != ZSTD_MAGIC:
         return raw
@@ -188,10 +191,6 @@ def iter_lines(stream: IO[bytes]) -> Iterator[Line]:
             yield raw.rstrip(b"\r\n"), True
         else:
             yield raw, False
-
-
-class JsonTooDeepError(ValueError):
-    """A JSON text nested deeper than :data:`MAX_JSON_DEPTH` (or too deep to decode at all)."""
 
 
 def decode_json(data: bytes | str) -> object:
@@ -293,9 +292,14 @@ def split_json_member(member: bytes) -> tuple[str, bytes] | None:
 
 
 class LineParser(Protocol):
-    """An adapter's resumable parser: fed one line at a time (without its newline)."""
+    """An adapter's resumable parser: fed one line at a time (without its newline), and
+    asked for the session as read so far at any time (feeding may continue afterwards)."""
 
-    def feed(self, line: bytes, terminated: bool = True) -> None: ...
+    def feed(self, line: bytes, terminated: bool = True) -> None:
+        """Read one line without its newline (``terminated``: it ended with one)."""
+
+    def session(self) -> Session:
+        """The session as read so far (the parser is unchanged)."""
 
 
 @contextmanager
@@ -330,7 +334,7 @@ def feed_file(parser: LineParser, path: Path) -> None:
             for line, terminated in iter_lines(stream):
                 parser.feed(line, terminated)
     except OSError as exc:
-        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
 
 
 def load_record(line: bytes) -> dict[str, Any] | None:
@@ -399,14 +403,46 @@ def _first_str(args: Mapping[str, Any], keys: Iterable[str]) -> str | None:
     return None
 
 
-def make_tool_call(name: str, args: object) -> ToolCall:
+PATCH_MARK = "*** Begin Patch"
+"""How an ``apply_patch`` body opens (Codex's patch format, formats.md §C): a shell call
+whose command holds it writes files rather than running a command."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolKinds:
+    """A CLI's tool names by what they do (:data:`~driftguard.model.ToolKind`).
+
+    Attributes:
+        edit: tools that create or edit a file (their ``target_path`` is that file).
+        shell: tools that run a shell command (their ``command`` is the command line).
+        read: tools that only read the workspace.
+    """
+
+    edit: frozenset[str]
+    shell: frozenset[str]
+    read: frozenset[str] = frozenset()
+
+    def of(self, name: str, command: str | None = None) -> ToolKind:
+        """The kind of a call of ``name`` whose command line is ``command``; a shell call
+        whose command applies a patch (:data:`PATCH_MARK`) is an ``"edit"``."""
+        if name in self.edit:
+            return "edit"
+        if name in self.shell:
+            return "edit" if command is not None and PATCH_MARK in command else "shell"
+        if name in self.read:
+            return "read"
+        return "other"
+
+
+def make_tool_call(name: str, args: object, kinds: ToolKinds | None = None) -> ToolCall:
     """Build a :class:`ToolCall` from a tool's name and its arguments.
 
     ``args`` may be a mapping, a JSON string of one (Codex ``function_call.arguments``),
     or anything else (digested as is; so is a string :func:`decode_json` refuses). The
     target path is read from the first of ``file_path``, ``filePath``, ``notebook_path``,
     ``absolute_path``, ``path``, ``target_file``, ``filename``; the shell command from
-    ``command`` or ``cmd`` (a list of strings is joined with spaces).
+    ``command`` or ``cmd`` (a list of strings is joined with spaces). The call's kind is
+    ``kinds.of(name, command)`` (``"other"`` without ``kinds``).
     """
     if isinstance(args, str):
         try:
@@ -422,7 +458,8 @@ def make_tool_call(name: str, args: object) -> ToolCall:
     if isinstance(args, Mapping):
         target = _first_str(args, _PATH_KEYS)
         command = _first_str(args, _COMMAND_KEYS)
-    return ToolCall(name=name, args_digest=digest, target_path=target, command=command)
+    kind: ToolKind = kinds.of(name, command) if kinds is not None else "other"
+    return ToolCall(name=name, args_digest=digest, target_path=target, command=command, kind=kind)
 
 
 def estimate_tokens(messages: Iterable[ParsedMessage]) -> int:

@@ -1,11 +1,18 @@
-"""Atomic small-file writes for driftguard's own state (status-line cache, hook markers,
-the handoff files).
+"""The one atomic writer of driftguard's own files and of the hosts' config files: history
+goals, hook pointers, the status-line and live caches, the handoff files, and what
+``driftguard setup`` writes (its edits, backups and ledger).
 
 :func:`write_atomic` writes a temporary file next to the target (created with ``O_EXCL``,
 so two writers never share one), flushes it to disk, then renames it over the target with
-``os.replace``: a reader sees the old file or the new one, never a half-written one, and a
-crash leaves at most a stray ``.<name>.<pid>.<ns>.tmp`` behind. Standard library only, so
-the status line and the prompt hook can import it cheaply.
+``os.replace``: a reader sees the old file or the new one, never a half-written one. When
+anything fails the temporary file is removed again, so a failed write leaves the target
+as it was and nothing beside it; only a crash can leave a stray
+``.<name>.<pid>.<ns>.tmp`` behind (history pruning and the live cache's clean-up remove
+old ones). :func:`complete_temporary` and :func:`link_new` are its two halves for a file
+that must never replace another (a backup, a kept handoff): the complete temporary file
+is linked under a name that is still free.
+
+Standard library only, so the status line and the prompt hook can import it cheaply.
 """
 
 from __future__ import annotations
@@ -17,13 +24,68 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["read_json_object", "write_atomic", "write_json_atomic"]
+__all__ = [
+    "complete_temporary",
+    "fsync_folder",
+    "link_new",
+    "read_json_object",
+    "write_atomic",
+    "write_json_atomic",
+]
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
+TEMP_SUFFIX = ".tmp"
+"""The suffix of every temporary file (``.<name>.<pid>.<ns>.tmp``, next to its target)."""
 
 
-def write_atomic(path: Path, data: bytes, *, mode: int = 0o600, dir_mode: int = 0o700) -> None:
+def complete_temporary(
+    path: Path, data: bytes, *, mode: int = 0o600, exact_mode: bool = False
+) -> Path:
+    """``data`` in a new temporary file next to ``path``, written whole and ``fsync``-ed.
+
+    Args:
+        path: the file the temporary one stands in for (its folder must exist).
+        data: the whole content.
+        mode: permission bits of the temporary file (the umask applies, as for ``open``).
+        exact_mode: give it exactly ``mode``, whatever the umask (a host's config file
+            keeps its own bits).
+
+    Returns:
+        The temporary file, ``.<name>.<pid>.<ns>.tmp`` in ``path``'s folder.
+
+    Raises:
+        OSError: it cannot be created or written whole; nothing is left behind.
+    """
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}{TEMP_SUFFIX}")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC | _BINARY, mode)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if exact_mode:
+            os.chmod(temp, mode)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    return temp
+
+
+def write_atomic(
+    path: Path,
+    data: bytes,
+    *,
+    mode: int = 0o600,
+    dir_mode: int = 0o700,
+    exact_mode: bool = False,
+    sync_folder: bool = False,
+) -> None:
     """Replace ``path`` with ``data`` atomically (temporary file, ``fsync``, ``os.replace``).
 
     Args:
@@ -31,31 +93,54 @@ def write_atomic(path: Path, data: bytes, *, mode: int = 0o600, dir_mode: int = 
         data: the whole new content.
         mode: permission bits of a new file (the umask applies, as for ``open``).
         dir_mode: permission bits of folders created on the way.
+        exact_mode: give the file exactly ``mode``, whatever the umask.
+        sync_folder: also ``fsync`` the folder, so that the rename itself survives a
+            crash (where the OS allows it); for files a person keeps (a host's config).
 
     Raises:
-        OSError: the folder cannot be created or written; the target is then unchanged.
+        OSError: the folder cannot be created or written; the target is then unchanged
+            and no temporary file is left.
     """
     path.parent.mkdir(parents=True, exist_ok=True, mode=dir_mode)
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC | _BINARY, mode)
-    try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    os.close(fd)
+    temp = complete_temporary(path, data, mode=mode, exact_mode=exact_mode)
     try:
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+    if sync_folder:
+        fsync_folder(path.parent)
+
+
+def link_new(temporary: Path, name: Path) -> bool:
+    """Give the complete ``temporary`` file the name ``name`` unless that name is taken
+    (``False``). A hard link where the file system has them (atomic, never replaces), else
+    a rename after checking that the name is free. The temporary name stays (the caller
+    removes it).
+
+    Raises:
+        OSError: neither works.
+    """
+    try:
+        os.link(temporary, name)
+    except FileExistsError:
+        return False
+    except OSError:
+        if name.exists() or name.is_symlink():
+            return False
+        os.rename(temporary, name)
+    return True
+
+
+def fsync_folder(folder: Path) -> None:
+    """Make a rename or link in ``folder`` durable where the OS allows it (best effort)."""
+    with contextlib.suppress(OSError):
+        handle = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
 
 
 def write_json_atomic(path: Path, value: Any, *, mode: int = 0o600) -> None:

@@ -27,8 +27,7 @@ from driftguard.model import CLI_NAMES
 from driftguard.presets import PRESET_NAMES
 
 if TYPE_CHECKING:
-    from driftguard.model import Session
-    from driftguard.scoring import ResolvedBy
+    from driftguard.model import CliName, ResolvedBy, Session
 
 __all__ = ["build_parser", "main"]
 
@@ -81,7 +80,13 @@ def _add_session_arguments(
     command: argparse.ArgumentParser, *, json_output: bool = True, verb: str = "read"
 ) -> None:
     """PATH, --cli and --project (and --json) as every session command takes them."""
-    command.add_argument("path", nargs="?", metavar="PATH", help=f"session file to {verb}")
+    command.add_argument(
+        "path",
+        nargs="?",
+        metavar="PATH",
+        help=f"session file to {verb} (a Cursor chat: the path a report names it by, "
+        "<database>#<composer id>)",
+    )
     command.add_argument(
         "--cli", choices=CLI_NAMES, help="which CLI wrote PATH, or whose sessions to look for"
     )
@@ -109,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
         "score",
         help="score a session for drift (default: the newest session of this project)",
         description=(
-            "Score a Claude Code, Gemini CLI or Codex CLI session for drift (0-100). "
+            "Score a Claude Code, Gemini CLI or Codex CLI session, or a Cursor chat, for drift "
+            "(0-100). "
             "Without PATH, the current session of the project directory is scored. "
             "Each score of a session file in a session folder is recorded in its history "
             "(see `driftguard trend`), except try-outs with another --preset or a --goal "
@@ -215,7 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="one line for a tmux status bar or a shell prompt (any CLI's session)",
         description=(
             "Print e.g. 'drift 41 warming · 38k to compact (~6 turns) · loop: npm test ×3' "
-            "for a Claude Code, Gemini CLI or Codex CLI session: from the cached score when "
+            "for a Claude Code, Gemini CLI or Codex CLI session or a Cursor chat: from the "
+            "cached score when "
             "the file has not changed since it was scored, else scored now (not recorded)."
         ),
     )
@@ -412,7 +419,7 @@ def _goal(args: argparse.Namespace) -> int:
     from driftguard import engine
     from driftguard.config import load_config
     from driftguard.history import GuardedHistoryStore
-    from driftguard.scoring.report import iso_utc, when_utc
+    from driftguard.scoring.format import iso_utc, when_utc
 
     store = GuardedHistoryStore()
     with _session_for(args) as (session, _):
@@ -468,26 +475,31 @@ def _goal(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     from driftguard import livecache
-    from driftguard.adapters import resolve_cli
+    from driftguard.adapters import locator_adapter, resolve_cli, session_id_from_path
     from driftguard.resolve import resolve_session
     from driftguard.statusline import render_status, room_left
 
     _check_project(args)
     if args.path is not None:
         path = Path(args.path)
-        cli = resolve_cli(path, args.cli) if path.is_file() else args.cli
+        located = locator_adapter(path, args.cli)
+        cli: CliName | None
+        if located is not None:
+            cli = located.name
+        else:
+            cli = resolve_cli(path, args.cli) if path.is_file() else args.cli
     else:
         project = args.project if args.project is not None else Path.cwd()
         resolved = resolve_session(None, project=Path(project), only=args.cli)
         _warn(resolved.warnings)
         path, cli = resolved.path, resolved.cli
-    # the stop hook keys a Claude Code transcript by its session id, the file's stem
-    key = path.stem if cli == "claude_code" else f"path:{path.resolve()}"
+    # the stop hook keys a transcript by its session id, which some files are named after
+    key = session_id_from_path(path, cli) or f"path:{path.resolve()}"
     try:
         size = path.stat().st_size
     except OSError:
-        size = -1
-    cached = livecache.read_status(key)
+        size = -1  # no file of its own (a database's session): never answered from the cache
+    cached = livecache.read_status(key) if size >= 0 else None
     if cached is None or cached.transcript_path != str(path) or cached.transcript_size != size:
         from driftguard import engine  # the engine loads only when the cache is stale
         from driftguard.adapters import parse_session
@@ -502,7 +514,8 @@ def _status(args: argparse.Namespace) -> int:
         _warn(store.notes)
         cached = live_status(outcome, key, path, size)
         try:
-            livecache.write_status(cached)
+            if size >= 0:
+                livecache.write_status(cached)
         except OSError as exc:
             _warn([f"status cache not written: {exc.strerror or exc}"])
     if args.json:
@@ -552,37 +565,33 @@ def _write_projects(args: argparse.Namespace) -> list[Path]:
 
 def _handoff(args: argparse.Namespace) -> int:
     from driftguard import engine
-    from driftguard.handoff_files import handoff_files, handoff_target, save_handoff
     from driftguard.history import GuardedHistoryStore
     from driftguard.scoring import to_json_dict
 
     if args.replace and not args.write:
         raise DriftguardError("--replace replaces a saved handoff: add --write")
     store = GuardedHistoryStore()
+    saved = target = None
     with _session_for(args) as (session, resolved_by):
         project = _config_project(args, session)
-        target = None
         if args.write:
-            chosen = handoff_target(
-                session, _write_projects(args), found_for_project=args.path is None
+            written = engine.write_handoff(
+                session,
+                project=project,
+                store=store,
+                projects=_write_projects(args),
+                found_for_project=args.path is None,
+                replace=args.replace,
+                resolved_by=resolved_by,
             )
-            target = chosen.project
-            if chosen.reason:
-                _warn([chosen.reason])
-        handoff, report = engine.handoff(
-            session,
-            project=project,
-            store=store,
-            resolved_by=resolved_by,
-            saved_to=str(handoff_files(target).handoff) if target is not None else None,
-        )
+            _warn([written.not_saved] if written.not_saved else [])
+            handoff, report, saved = written.handoff, written.report, written.saved
+            target = written.project
+        else:
+            handoff, report = engine.handoff(
+                session, project=project, store=store, resolved_by=resolved_by
+            )
     _warn(store.notes)
-    saved = None
-    if target is not None:
-        try:
-            saved = save_handoff(target, handoff, report, replace=args.replace)
-        except OSError as exc:
-            raise DriftguardError(f"cannot write the handoff in {target}: {exc}") from exc
     if args.json:
         result: dict[str, Any] = {**asdict(handoff), "report": to_json_dict(report)}
         if saved is not None:
@@ -737,9 +746,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except DriftguardError as exc:
-        hint = (
-            f"; pass --cli ({', '.join(CLI_NAMES)})" if isinstance(exc, UnknownFormatError) else ""
-        )
+        choices = exc.choices if isinstance(exc, UnknownFormatError) else ()
+        hint = f"; pass --cli ({', '.join(choices)})" if choices else ""
         print(f"driftguard: error: {exc}{hint}", file=sys.stderr)
         for detail in exc.details:
             print(f"  {detail}", file=sys.stderr)

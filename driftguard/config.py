@@ -75,7 +75,7 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from driftguard._values import describe, parse_weight
-from driftguard.errors import ConfigError, UnknownNameError
+from driftguard.errors import ConfigError, DuplicateKeyError, UnknownNameError, from_os_error
 from driftguard.model import FACTOR_NAMES, WARN_THRESHOLDS, Scoring
 from driftguard.presets import PRESET_NAMES, load_preset
 
@@ -170,14 +170,6 @@ class _FileSettings:
     retention_days: int | None
     warnings: tuple[str, ...]
     session_folders: tuple[Path, ...] = ()
-
-
-class _DuplicateKeyError(Exception):
-    """A JSON object names one key twice (raised from inside ``json.loads``)."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
 
 
 def global_config_path() -> Path:
@@ -322,7 +314,7 @@ def _read_json_object(path: Path, *, directory_is_state: bool) -> tuple[str, dic
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
-        raise ConfigError(f"{source}: cannot read the file: {exc.strerror or exc}") from exc
+        raise from_os_error(exc, f"{source}: cannot read the file", ConfigError) from exc
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -333,7 +325,7 @@ def _read_json_object(path: Path, *, directory_is_state: bool) -> tuple[str, dic
         raise ConfigError(
             f"{source}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from exc
-    except _DuplicateKeyError as exc:
+    except DuplicateKeyError as exc:
         raise ConfigError(f"{source}: {exc.key}: key given twice in one object") from exc
     except ValueError as exc:  # an integer beyond Python's digit limit
         raise ConfigError(f"{source}: cannot read the JSON: {exc}") from exc
@@ -351,7 +343,7 @@ def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise _DuplicateKeyError(key)
+            raise DuplicateKeyError(key)
         result[key] = value
     return result
 

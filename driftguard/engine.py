@@ -4,7 +4,8 @@ The command line and the MCP server both call these, so a ``driftguard score`` a
 ``get_drift`` of the same session give the same report and write the same history.
 
 **What is kept** (issue #11). History and goals belong to a session file in a *session
-folder*: the hosts' own (:func:`driftguard.discovery.session_folders`) or one the config's
+folder*: where a source keeps its sessions (:func:`driftguard.discovery.in_session_place`:
+the hosts' session folders, Cursor's store) or a folder the config's
 ``sessionFolders`` lists. A file anywhere else (a copy of a transcript, a file of your own)
 is scored without reading or writing either, so it never lands in, or picks up the goal
 of, the session it was copied from. History holds only scores made with the settings in
@@ -21,12 +22,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from driftguard import discovery
 from driftguard.compaction import read_compaction_settings, usable_window
 from driftguard.config import Config, load_config
-from driftguard.errors import ConfigError
+from driftguard.errors import ConfigError, from_os_error
+from driftguard.handoff import Handoff, build_handoff
+from driftguard.handoff_files import SavedHandoff, handoff_files, handoff_target, save_handoff
 from driftguard.history import (
     HistoryStore,
     Snapshot,
@@ -35,9 +38,9 @@ from driftguard.history import (
     snapshot_from_report,
 )
 from driftguard.livecache import read_host_window
-from driftguard.model import GoalUse, Recording, Session
-from driftguard.resolve import is_under
-from driftguard.scoring import DriftReport, ResolvedBy, WindowSource, score_session
+from driftguard.model import GoalUse, Recording, ResolvedBy, Session, WindowSource
+from driftguard.scoring import DriftReport, score_session
+from driftguard.scoring.features import Features
 from driftguard.scoring.report import (
     Audience,
     outcome_json_fields,
@@ -47,18 +50,12 @@ from driftguard.scoring.report import (
     to_json_dict,
 )
 from driftguard.secrets import gate
-from driftguard.trend import NOT_IN_SESSION_FOLDER
-
-# What only some calls need is imported by the step that needs it (issue #10: a first
-# get_drift imports neither the handoff and its secret gate nor the trend).
-if TYPE_CHECKING:
-    from driftguard.handoff import Handoff
-    from driftguard.scoring.features import Features
-    from driftguard.trend import Trend
+from driftguard.trend import NOT_IN_SESSION_FOLDER, Trend, compute_trend
 
 __all__ = [
     "NOT_IN_SESSION_FOLDER",
     "DriftOutcome",
+    "HandoffOutcome",
     "drift",
     "gated_goal",
     "handoff",
@@ -66,6 +63,7 @@ __all__ = [
     "in_session_folder",
     "remembered_goal",
     "trend",
+    "write_handoff",
 ]
 
 _READ_ONLY = Recording(False, "this command only reads")
@@ -132,10 +130,11 @@ def history_key(session: Session) -> str:
 
 def in_session_folder(session: Session, config: Config, more_folders: Sequence[Path] = ()) -> bool:
     """Whether the session's file lies in a session folder (symlinks resolved): the hosts'
-    own (:func:`driftguard.discovery.session_folders`), the config's ``sessionFolders``, or
-    ``more_folders``. Only such files have a history and a remembered goal (issue #11)."""
-    folders = [*discovery.session_folders(), *config.session_folders, *more_folders]
-    return is_under(Path(session.path).absolute(), folders)
+    own, or a locator of a source's store (:func:`driftguard.discovery.in_session_place`),
+    the config's ``sessionFolders``, or ``more_folders``. Only such sessions have a history
+    and a remembered goal (issue #11)."""
+    more = [*config.session_folders, *more_folders]
+    return discovery.in_session_place(Path(session.path).absolute(), more)
 
 
 def remembered_goal(session: Session, store: HistoryStore) -> GoalUse | None:
@@ -358,8 +357,6 @@ def trend(
     """The trend of the session's recorded snapshots (design §6), over those made with the
     scoring, preset and goal in force now (the others are set aside, issues #8 and #11).
     A file outside the session folders has no history: an empty trend."""
-    from driftguard.trend import compute_trend
-
     config = load_config(project)
     if not in_session_folder(session, config, more_folders):
         return compute_trend((), config.warn_threshold, outside=True)
@@ -388,8 +385,6 @@ def handoff(
     the ``save_handoff`` tool); the prompt then asks to complete that file in place.
     ``features``: as :func:`drift`.
     """
-    from driftguard.handoff import build_handoff
-
     outcome = drift(
         session,
         project=project,
@@ -399,3 +394,76 @@ def handoff(
         features=features,
     )
     return build_handoff(session, outcome.report, saved_to=saved_to), outcome.report
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffOutcome:
+    """A handoff saved for the next session (or why it was not), with its report.
+
+    Attributes:
+        handoff: the handoff prompt and its facts.
+        report: the session's current (unrecorded) drift report.
+        saved: what was written in the project's ``.driftguard/`` folder, or ``None``.
+        project: the project it was saved in, or ``None``.
+        not_saved: why it was not saved (the session belongs to no project it may be
+            saved in), one line; ``None`` when it was.
+    """
+
+    handoff: Handoff
+    report: DriftReport
+    saved: SavedHandoff | None
+    project: Path | None = None
+    not_saved: str | None = None
+
+
+def write_handoff(
+    session: Session,
+    *,
+    project: Path | None,
+    store: HistoryStore,
+    projects: Sequence[Path],
+    found_for_project: bool,
+    replace: bool = False,
+    resolved_by: ResolvedBy = "path",
+    features: Features | None = None,
+) -> HandoffOutcome:
+    """The handoff of the session, saved as ``.driftguard/handoff.md`` (with its
+    checkpoint) in the project it belongs to: ``driftguard handoff --write`` and the
+    ``save_handoff`` tool.
+
+    Args:
+        session: the parsed session.
+        project: the project whose config applies (as :func:`drift`).
+        store: the history store (read for the remembered goal).
+        projects: the projects the command or server was started for, most likely first;
+            the handoff is saved only in one of them
+            (:func:`driftguard.handoff_files.handoff_target`, issue #9 item 1).
+        found_for_project: the session was found for ``projects[0]`` (not named by the
+            caller).
+        replace: replace a completed ``handoff.md`` that still waits for the next session
+            (it is kept under another name either way).
+        resolved_by: how the session was chosen, for the report.
+        features: as :func:`drift`.
+
+    Raises:
+        DriftguardError: the handoff files cannot be written (names the project), or a
+            completed handoff waits and ``replace`` is not given.
+        ConfigError: as :func:`drift`.
+    """
+    chosen = handoff_target(session, projects, found_for_project=found_for_project)
+    target = chosen.project
+    made, report = handoff(
+        session,
+        project=project,
+        store=store,
+        resolved_by=resolved_by,
+        saved_to=str(handoff_files(target).handoff) if target is not None else None,
+        features=features,
+    )
+    saved = None
+    if target is not None:
+        try:
+            saved = save_handoff(target, made, report, replace=replace)
+        except OSError as exc:
+            raise from_os_error(exc, f"cannot write the handoff in {target}") from exc
+    return HandoffOutcome(made, report, saved, target, chosen.reason)

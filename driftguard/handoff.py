@@ -11,16 +11,16 @@ follows the last compaction, design §5.1):
   compaction summary. Without a compaction that is the session's first request; after
   one the first request is gone (only the summary remains), so the prompt says the
   session was compacted and quotes a gated excerpt of the summary (≤ 600 characters).
-- **files modified** — ``ToolCall.target_path`` of file-writing tools, deduplicated in
-  first-seen order, shown relative to the session's cwd: Claude Code ``Write``, ``Edit``,
-  ``MultiEdit``, ``NotebookEdit``; Gemini CLI ``write_file``, ``replace``, ``edit``; Codex
-  ``apply_patch``, also when run through a shell tool (the adapter sets the target from
-  the patch's first ``*** … File:`` line; formats.md §C).
-- **commands** — ``ToolCall.command`` of shell tools (Claude ``Bash``, Gemini
-  ``run_shell_command``, Codex ``shell``/``exec_command``/``local_shell``), except
-  ``apply_patch`` bodies (file contents, not commands): the last 10 distinct ones, in
-  the order they were last run, whitespace collapsed, ≤ 160 characters each, without
-  Codex's ``bash -lc`` wrapper.
+- **files modified** — ``ToolCall.target_path`` of the calls whose ``kind`` is
+  ``"edit"`` (the adapter that parsed the session tells each tool's kind by its name:
+  Claude Code ``Write``, ``Edit`` …, Gemini CLI ``write_file``, ``replace`` …, Codex
+  ``apply_patch`` — also when run through a shell tool, the target then being the
+  patch's first ``*** … File:`` line —, Cursor ``edit_file`` …), deduplicated in
+  first-seen order, shown relative to the session's cwd.
+- **commands** — ``ToolCall.command`` of the calls whose ``kind`` is ``"shell"`` (an
+  ``apply_patch`` run through a shell is an edit: file contents, not a command): the last
+  10 distinct ones, in the order they were last run, whitespace collapsed, ≤ 160
+  characters each, without a ``bash -lc`` wrapper (Codex runs every command in one).
 - **last errors** — the latest 3 distinct errors among the tool results the CLI marked
   ``is_error``, one line each (≤ 160 characters): the first line that reads like an error
   message (``…Error:``, ``error:``, ``error[…]:``, ``fatal:``, ``failed:``, ``ERR!``)
@@ -52,8 +52,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from driftguard.handoff_draft import PLACEHOLDERS
-from driftguard.model import CliName, ParsedMessage, Session, ToolCall
-from driftguard.scoring.composite import DriftReport, State
+from driftguard.model import CliName, ParsedMessage, Session, State, ToolCall
+from driftguard.scoring.composite import DriftReport
 from driftguard.scoring.report import display_round
 from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE
 from driftguard.secrets import MARKER_PATTERN, Redaction, gate
@@ -61,12 +61,10 @@ from driftguard.terminal import printable
 
 __all__ = [
     "COMMAND_LIMIT",
-    "EDIT_TOOLS",
     "ERROR_LIMIT",
     "GOAL_CHARS",
     "LINE_CHARS",
     "SECTIONS",
-    "SHELL_TOOLS",
     "SUMMARY_CHARS",
     "Handoff",
     "build_handoff",
@@ -80,26 +78,6 @@ SECTIONS: tuple[str, ...] = (
     "## Context for next session",
 )
 """The five section headings of ``handoff.md``, in order (design §6)."""
-
-EDIT_TOOLS = frozenset(
-    {
-        # Claude Code
-        "Write",
-        "Edit",
-        "MultiEdit",
-        "NotebookEdit",
-        # Gemini CLI
-        "write_file",
-        "replace",
-        "edit",
-        # Codex CLI
-        "apply_patch",
-    }
-)
-"""Tool names whose ``target_path`` is a file the session created or edited."""
-
-SHELL_TOOLS = frozenset({"Bash", "run_shell_command", "shell", "exec_command", "local_shell"})
-"""Tool names whose ``command`` is a shell command line (Claude, Gemini, Codex)."""
 
 COMMAND_LIMIT = 10
 """Distinct commands listed, the most recently run ones."""
@@ -120,7 +98,6 @@ block cut in half is dropped as incomplete)."""
 ERROR_SCAN_LINES = 200
 """Lines of an error output searched for the line that reads like an error."""
 
-_PATCH_MARK = "*** Begin Patch"
 _ERROR_LINE = re.compile(
     r"(?:error|exception)(?:\[[^\]\n]{0,80}\])?:|\b(?:fatal|failed|failure):|\bERR!",
     re.IGNORECASE,
@@ -313,10 +290,6 @@ def _gated_line(gated: _Gate, text: str) -> str | None:
     return _one_line(passed) if passed is not None else None
 
 
-def _is_patch(call: ToolCall) -> bool:
-    return call.command is not None and _PATCH_MARK in call.command
-
-
 def _relative(path: str, cwd: str | None) -> str:
     """``path`` relative to ``cwd`` when it lies under it (plain string prefix; POSIX or
     Windows separators), else unchanged."""
@@ -335,7 +308,7 @@ def _files_modified(gated: _Gate, calls: list[ToolCall], cwd: str | None) -> tup
         target = call.target_path
         if not target or target in raw_seen:
             continue
-        if call.name in EDIT_TOOLS or (call.name in SHELL_TOOLS and _is_patch(call)):
+        if call.kind == "edit":
             raw_seen.add(target)
             shown = _gated_line(gated, _relative(target, cwd))
             if shown:
@@ -351,7 +324,7 @@ def _commands(gated: _Gate, calls: list[ToolCall]) -> tuple[str, ...]:
         if len(picked) >= COMMAND_LIMIT:
             break
         command = call.command
-        if call.name not in SHELL_TOOLS or not command or _is_patch(call):
+        if call.kind != "shell" or not command:
             continue
         if command in raw_seen:
             continue
@@ -382,9 +355,9 @@ def _error_line(text: str, cwd: str | None) -> str:
 def _action_key(call: ToolCall) -> tuple[str, str]:
     """What makes two calls "the same run" for :func:`_last_errors`: the shell command
     (whitespace collapsed), the file an edit tool wrote, else the tool and its arguments."""
-    if call.name in SHELL_TOOLS and call.command:
+    if call.kind == "shell" and call.command:
         return ("shell", _one_line(call.command))
-    if call.name in EDIT_TOOLS and call.target_path:
+    if call.kind == "edit" and call.target_path:
         return ("edit", call.target_path)
     return (call.name, call.args_digest)
 

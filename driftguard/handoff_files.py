@@ -70,9 +70,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from driftguard._fileio import read_json_object, write_atomic, write_json_atomic
+from driftguard import discovery
+from driftguard._fileio import (
+    complete_temporary,
+    link_new,
+    read_json_object,
+    write_atomic,
+    write_json_atomic,
+)
 from driftguard.errors import RefusedPathError
 from driftguard.handoff_draft import placeholders_left
+from driftguard.scoring.format import display_round
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -190,8 +198,6 @@ def handoff_target(
     holds the file (:func:`driftguard.discovery.in_project_session_folder`). Otherwise it
     is saved nowhere, and ``reason`` says why.
     """
-    from driftguard import discovery
-
     if not projects:
         return HandoffTarget(None, "no project to save it in")
     if session.cwd:
@@ -258,12 +264,10 @@ def _keep_completed(files: HandoffFiles, data: bytes, now: float) -> Path:
     for attempt in range(1, 1000):
         suffix = "" if attempt == 1 else f"-{attempt}"
         target = files.folder / f"handoff-{stamp}{suffix}.md"
-        temp = files.folder / f".{target.name}.{os.getpid()}.tmp"
-        write_atomic(temp, data, mode=_FILE_MODE)
+        temp = complete_temporary(target, data, mode=_FILE_MODE)
         try:
-            os.link(temp, target)  # fails when the name is taken: never overwrites
-        except FileExistsError:
-            continue
+            if not link_new(temp, target):  # never overwrites: a taken name is skipped
+                continue
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
@@ -328,7 +332,6 @@ def save_handoff(
             session and ``replace`` was not given; nothing was written.
         OSError: the project folder cannot be written.
     """
-    from driftguard.scoring.report import display_round  # numpy: only when saving
 
     files = handoff_files(project)
     check_no_symlinks(files)

@@ -72,7 +72,6 @@ import os
 import re
 import stat
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -80,14 +79,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeGuard, cast, get_args
 
 from driftguard import paths
+from driftguard._fileio import write_atomic
 from driftguard.errors import UnknownNameError
-from driftguard.model import SCORINGS, CliName, Scoring
+from driftguard.model import SCORINGS, CliName, Scoring, State
+from driftguard.scoring.format import display_round
 
 if sys.platform != "win32":
     import fcntl
 
 if TYPE_CHECKING:
-    from driftguard.scoring.composite import DriftReport, State
+    from driftguard.scoring.composite import DriftReport
 
 __all__ = [
     "HISTORY_SUFFIX",
@@ -356,7 +357,6 @@ def snapshot_from_report(report: DriftReport, goal: str | None, ts: float) -> Sn
 
     Factor values are stored rounded half up to one decimal (the §5.5 display values).
     """
-    from driftguard.scoring.report import display_round  # scoring is loaded by now
 
     return Snapshot(
         ts=float(ts),
@@ -576,9 +576,9 @@ class HistoryStore:
     def save_goal(self, key: str, goal: str) -> None:
         """Store ``goal`` for the session, replacing any earlier one atomically.
 
-        Writes ``{"goal": goal, "goal_sha256": …, "updated": now}`` to a temporary file in
-        the goal folder (0o600, folder 0o700), flushes it to disk and renames it over
-        ``<key>.json``: a reader sees the old goal or the new one, never a mix.
+        Writes ``{"goal": goal, "goal_sha256": …, "updated": now}`` to ``<key>.json``
+        (0o600, folder 0o700) with :func:`driftguard._fileio.write_atomic`: a reader sees
+        the old goal or the new one, never a mix.
 
         Raises:
             ValueError: invalid key.
@@ -590,20 +590,7 @@ class HistoryStore:
             ensure_ascii=True,
         ).encode("ascii")
         _ensure_dir(self.sessions_root)
-        fd, temp = tempfile.mkstemp(
-            prefix=f"{_TEMP_PREFIX}{key}.", suffix=_TEMP_SUFFIX, dir=self.sessions_root
-        )
-        try:
-            try:
-                _write_all(fd, data)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(temp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
+        write_atomic(target, data, mode=_FILE_MODE, dir_mode=_DIR_MODE)
 
     def load_goal(self, key: str) -> str | None:
         """The stored goal of the session, or ``None`` (:meth:`load_goal_record`'s text).

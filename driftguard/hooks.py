@@ -48,6 +48,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from driftguard import livecache
+from driftguard.errors import HookInputError
+from driftguard.scoring.format import display_round
+from driftguard.scoring.loops import loop_key, short_loop
 
 if TYPE_CHECKING:
     from driftguard.engine import DriftOutcome
@@ -71,10 +74,6 @@ SETTLE_SECONDS: Final = 1.0
 """How long the stop hook waits for the last reply to reach the transcript."""
 _SETTLE_STEP: Final = 0.05
 _NOTABLE: Final = 10.0
-
-
-class HookInputError(ValueError):
-    """The hook's stdin is not the JSON object the host sends, or lacks a needed field."""
 
 
 def parse_payload(raw: bytes) -> dict[str, Any]:
@@ -239,8 +238,6 @@ def live_status(
 ) -> livecache.LiveStatus:
     """The status-line record of a scored session: ``outcome`` of the transcript ``path``
     (``size`` bytes when it was read), for the host's ``session_id``."""
-    from driftguard.scoring.loops import loop_key, short_loop
-    from driftguard.scoring.report import display_round
 
     report = outcome.report
     loop = report.measures.loop if report.measures is not None else None

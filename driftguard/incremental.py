@@ -2,14 +2,12 @@
 
 The MCP server keeps one :class:`SessionCache` for its lifetime. For each session file
 (keyed by its resolved path) the cache holds the adapter's resumable parser
-(:class:`~driftguard.adapters.claude_code.ClaudeCodeParser`,
-:class:`~driftguard.adapters.gemini_cli.GeminiCliParser`,
-:class:`~driftguard.adapters.codex_cli.CodexCliParser`), the byte offset just past the last
-newline-terminated line it was fed, the file's identity and a fingerprint of the bytes it
-has read. :meth:`SessionCache.get` then does the least work that gives the same
-:class:`~driftguard.model.Session` as :func:`~driftguard.adapters.parse_session` on the
-file as it is now — that equality is the contract, and tests check it on the corpus with
-files split at random byte positions:
+(:meth:`Adapter.line_parser <driftguard.adapters._base.Adapter.line_parser>`), the byte
+offset just past the last newline-terminated line it was fed, the file's identity and a
+fingerprint of the bytes it has read. :meth:`SessionCache.get` then does the least work
+that gives the same :class:`~driftguard.model.Session` as
+:func:`~driftguard.adapters.parse_session` on the file as it is now — that equality is the
+contract, and tests check it on the corpus with files split at random byte positions:
 
 - **unchanged** file (same size, identity and fingerprint): the cached ``Session`` object
   itself is returned; nothing is parsed. Size, ``mtime_ns`` and identity alone do not
@@ -42,10 +40,18 @@ files split at random byte positions:
   ``mtime_ns`` say. An append never is. An edit elsewhere, between the first block and
   the last line, is not noticed: session files are append-only (formats.md §A.3, §B.4,
   §C.1), and this check is what formats.md §A.15 #16 and issue #9 item 6 call for.
-- files that cannot be resumed by lines — Gemini's legacy single-object ``.json``
-  (rewritten whole on every change) and zstd-compressed rollouts (``.jsonl.zst``) — are
-  parsed whole again whenever their size, ``mtime_ns``, identity or fingerprint (the
-  first and the last :data:`FINGERPRINT_BYTES` of the file) change.
+- files that cannot be resumed by lines — those the adapter has no line parser for (a
+  single JSON document rewritten whole on every change, Gemini's legacy ``.json``) and
+  zstd-compressed ones (``.jsonl.zst``) — are parsed whole again whenever their size,
+  ``mtime_ns``, identity or fingerprint (the first and the last :data:`FINGERPRINT_BYTES`
+  of the file) change.
+- sessions kept in a database (a locator such as Cursor's ``<state.vscdb>#<composerId>``)
+  are not line-based at all: the session is read again whole whenever one of the files
+  the adapter names for it (:meth:`Adapter.store_files
+  <driftguard.adapters._base.Adapter.store_files>`: the database and its write-ahead log)
+  changed size, ``mtime_ns`` or identity, appeared or vanished since it was read (an
+  empty file counts as absent: SQLite makes an empty log when a reader opens the
+  database).
 
 Once the first line has been read, the CLI (given, or detected once with
 :func:`~driftguard.adapters.detect_cli`) is kept until the file is replaced or truncated.
@@ -75,16 +81,13 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO
 
-from driftguard.adapters import get_parser, resolve_cli
-from driftguard.adapters._common import ZSTD_MAGIC, bulk_reading
+from driftguard.adapters import Adapter, get_adapter, locator_adapter, resolve_cli
+from driftguard.adapters._common import ZSTD_MAGIC, LineParser, bulk_reading
 from driftguard.adapters._fastjson import load_object
-from driftguard.adapters.claude_code import ClaudeCodeParser
-from driftguard.adapters.codex_cli import CodexCliParser
-from driftguard.adapters.gemini_cli import GeminiCliParser
-from driftguard.errors import SessionFormatError, UnknownNameError
-from driftguard.model import CLI_NAMES, CliName, Session
+from driftguard.errors import SessionFormatError, from_os_error
+from driftguard.model import CliName, Session
 from driftguard.scoring.features import FeatureIndex, Features
 
 __all__ = ["DEFAULT_MAXSIZE", "FINGERPRINT_BYTES", "Indexed", "LineParser", "SessionCache"]
@@ -105,24 +108,6 @@ class Indexed:
     features: Features
 
 
-class LineParser(Protocol):
-    """What the cache needs of an adapter's resumable parser."""
-
-    def feed(self, line: bytes, terminated: bool = True) -> None:
-        """Read one line without its newline."""
-
-    def session(self) -> Session:
-        """The session as read so far (the parser is unchanged)."""
-
-
-def _new_parser(cli: CliName, path: str) -> LineParser:
-    if cli == "claude_code":
-        return ClaudeCodeParser(path)
-    if cli == "gemini_cli":
-        return GeminiCliParser(path)
-    return CodexCliParser(path)
-
-
 @dataclass(frozen=True, slots=True)
 class _Stat:
     """What tells an unchanged file: identity, size (bytes) and modification time (ns)."""
@@ -135,6 +120,15 @@ class _Stat:
     @classmethod
     def of(cls, result: os.stat_result) -> _Stat:
         return cls(result.st_dev, result.st_ino, result.st_size, result.st_mtime_ns)
+
+    @classmethod
+    def now(cls, path: Path) -> _Stat | None:
+        """The file as it is now, or ``None`` when it does not exist (or cannot be
+        stat-ed)."""
+        try:
+            return cls.of(os.stat(path))
+        except OSError:
+            return None
 
 
 @dataclass(slots=True)
@@ -177,6 +171,9 @@ class _Entry:
     loose: bool = False
     """An unterminated line that is not a JSON object follows ``offset`` (not fed; counted
     in ``session.skipped_lines``)."""
+    stamp: tuple[_Stat | None, ...] = ()
+    """For a session kept in a database: its store files as they were before it was read
+    (``None`` for one that did not exist); empty for a session file."""
 
 
 class SessionCache:
@@ -246,8 +243,8 @@ class SessionCache:
 
     def _get(self, path: Path, cli: CliName | None) -> Session:
         """:meth:`get` under the lock; the entry is the most recent one afterwards."""
-        if cli is not None and cli not in CLI_NAMES:
-            raise UnknownNameError(f"unknown CLI {cli!r}; choose one of: {', '.join(CLI_NAMES)}")
+        if cli is not None:
+            get_adapter(cli)  # an unknown name is refused before anything is read
         key = os.path.realpath(path)
         entry = self._entries.get(key)
         try:
@@ -269,7 +266,11 @@ def _refresh(entry: _Entry | None, path: Path, cli: CliName | None) -> _Entry:
 
     Raises:
         SessionFormatError: as :meth:`SessionCache.get`.
+        SessionNotFoundError: a locator names a session its store does not hold.
     """
+    store = locator_adapter(path, cli)
+    if store is not None:
+        return _refresh_store(entry, path, store, explicit=cli is not None)
     try:
         found: os.stat_result | None = os.stat(path)
     except OSError:
@@ -284,10 +285,43 @@ def _refresh(entry: _Entry | None, path: Path, cli: CliName | None) -> _Entry:
         if entry is not None and _still_current(entry, path, now):
             return entry
     except OSError as exc:
-        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
     if cli is None and entry is not None and entry.explicit:
         cli = entry.cli
     return _start(path, cli)
+
+
+def _store_stat(file: Path) -> _Stat | None:
+    """A store file as it is now; ``None`` when it is missing or empty (an empty
+    write-ahead log holds nothing: SQLite makes one when a reader opens a database no
+    process has open, and that changes no session)."""
+    now = _Stat.now(file)
+    return now if now is not None and now.size > 0 else None
+
+
+_NO_FILE = _Stat(0, 0, -1, 0)
+"""The ``stat`` of an entry whose session has no file of its own (a database's)."""
+
+
+def _refresh_store(entry: _Entry | None, path: Path, adapter: Adapter, *, explicit: bool) -> _Entry:
+    """``entry`` while the store files of the session ``path`` are unchanged, else the
+    session read again whole (module doc).
+
+    Raises:
+        SessionFormatError: the store cannot be read.
+        SessionNotFoundError: it no longer holds the session.
+    """
+    stamp = tuple(_store_stat(file) for file in adapter.store_files(path))
+    if entry is not None and entry.cli == adapter.name and entry.stamp == stamp:
+        return entry
+    return _Entry(
+        given=str(path),
+        cli=adapter.name,
+        explicit=explicit,
+        stat=stamp[0] if stamp and stamp[0] is not None else _NO_FILE,
+        session=adapter.parse(path),
+        stamp=stamp,
+    )
 
 
 def _still_current(entry: _Entry, path: Path, now: _Stat) -> bool:
@@ -321,18 +355,18 @@ def _start(path: Path, cli: CliName | None) -> _Entry:
     Raises:
         SessionFormatError: unreadable, or no supported format.
     """
-    chosen = resolve_cli(path, cli)
+    adapter = get_adapter(resolve_cli(path, cli))
     try:
         with path.open("rb") as stream:
             current = _Stat.of(os.fstat(stream.fileno()))
             compressed = stream.read(len(ZSTD_MAGIC)) == ZSTD_MAGIC
-            if compressed or (chosen == "gemini_cli" and path.suffix == ".json"):
+            parser = None if compressed else adapter.line_parser(path)
+            if parser is None:
                 head, tail = _digests(stream, current.size, current.size)
             else:
-                parser = _new_parser(chosen, str(path))
                 entry = _Entry(
                     given=str(path),
-                    cli=chosen,
+                    cli=adapter.name,
                     explicit=cli is not None,
                     stat=current,
                     session=parser.session(),
@@ -341,15 +375,15 @@ def _start(path: Path, cli: CliName | None) -> _Entry:
                 _advance(entry, stream, current)
                 return entry
     except OSError as exc:
-        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
     # Not resumable by lines: the adapter reads the whole file. The stat taken before it
     # ran makes the next call parse again if the file changed meanwhile.
     return _Entry(
         given=str(path),
-        cli=chosen,
+        cli=adapter.name,
         explicit=cli is not None,
         stat=current,
-        session=get_parser(chosen)(path),
+        session=adapter.parse(path),
         head=head,
         tail=tail,
     )

@@ -21,24 +21,33 @@ __all__ = [
     "CliName",
     "GoalSource",
     "GoalUse",
+    "LoopKind",
     "ParsedMessage",
+    "ProjectSource",
     "Recording",
+    "ResolvedBy",
     "Role",
     "Scoring",
     "Session",
+    "State",
     "ToolCall",
+    "ToolKind",
+    "Trajectory",
+    "WindowSource",
 ]
 
 Role = Literal["user", "assistant", "tool"]
+ToolKind = Literal["edit", "shell", "read", "other"]
+"""What a tool call does, as the adapter that parsed it tells by the tool's name: creates
+or edits a file, runs a shell command, only reads the workspace, or anything else (MCP
+tools, web search, …)."""
 CliName = Literal["claude_code", "gemini_cli", "codex_cli", "cursor"]
-"""Every session source driftguard has an adapter for: the three coding CLIs, whose session
-files the rest of the package finds and parses, and ``"cursor"``, Cursor's composer chats in
-its SQLite stores (:mod:`driftguard.adapters.cursor`, issue #12 step 2)."""
-CLI_NAMES: tuple[CliName, ...] = ("claude_code", "gemini_cli", "codex_cli")
-"""The CLIs whose session files discovery, resolution, the resumable parsers and ``--cli``
-handle today, in that order. ``"cursor"`` is a :data:`CliName` but not yet listed here: its
-chats live in SQLite databases, not files, and join this tuple when the adapter registry of
-issue #12 step 1 wires them in."""
+"""Every session source driftguard has an adapter for (:mod:`driftguard.adapters`): the
+three coding CLIs, which write one file per session, and ``"cursor"``, Cursor's composer
+chats in its SQLite stores."""
+CLI_NAMES: tuple[CliName, ...] = get_args(CliName)
+"""Every source's name, in the order they are listed and searched (``--cli`` choices; on
+equal times the one listed first wins). The adapter registry holds one adapter per name."""
 
 Scoring = Literal["seed", "calibrated"]
 SCORINGS: tuple[Scoring, ...] = get_args(Scoring)
@@ -61,6 +70,28 @@ GOAL_SOURCES: tuple[GoalSource, ...] = get_args(GoalSource)
 """Where the goal of a score came from (issue #11): ``"given"`` with this call (the
 ``--goal`` flag, ``get_drift``'s ``goal``), or ``"remembered"`` from an earlier call that
 kept it for the session (``~/.driftcli/sessions/``)."""
+
+ProjectSource = Literal["DRIFTGUARD_PROJECT_DIR", "CLAUDE_PROJECT_DIR", "roots", "cwd"]
+"""Where the server took its project from (:func:`driftguard.resolve.choose_project`): an
+environment variable the host set, the MCP client's roots, or the working directory."""
+
+State = Literal["fresh", "warming", "drifting", "polluted"]
+"""The drift state a score falls in (design §5.4)."""
+
+ResolvedBy = Literal["path", "argument", "pointer", "env_session_id", "newest_in_project"]
+"""How the session a score is about was chosen (design §6, "Which session"): a path the
+user gave, a ``session`` argument over MCP, the hook's pointer file, the host's
+``CLAUDE_CODE_SESSION_ID``, or the newest session of the project."""
+
+WindowSource = Literal["file", "host", "config", "flag"]
+"""Where the nominal context window came from: the session file and model name, the host's
+status line, a config file's ``contextWindow``, or ``--context-window``."""
+
+LoopKind = Literal["same_result", "failing", "same_call", "retried", "alternating"]
+"""The kinds of tool-call loop (:mod:`driftguard.scoring.loops`)."""
+
+Trajectory = Literal["climbing", "falling", "stable"]
+"""Where a session's recorded scores are heading (:mod:`driftguard.trend`)."""
 
 FACTOR_NAMES: tuple[str, ...] = (
     "context_saturation",
@@ -87,12 +118,16 @@ class ToolCall:
         target_path: the file the call reads or writes, when its arguments name one
             (``file_path``, ``path``, ``filePath`` …), else ``None``.
         command: the shell command line, for shell-type tools, else ``None``.
+        kind: what the call does (:data:`ToolKind`), set by the adapter while parsing from
+            its CLI's tool names; a shell call that applies a patch (Codex's
+            ``apply_patch`` body) is an ``"edit"``.
     """
 
     name: str
     args_digest: str
     target_path: str | None = None
     command: str | None = None
+    kind: ToolKind = "other"
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,27 +2,35 @@
 
 In order:
 
-1. ``argument`` — an explicit ``session`` argument: a path to a session file, or a
-   session id (a Claude/Codex UUID, a Gemini session id or its 8-character prefix, or a
-   session file's name), looked up in every CLI's session folders. Over MCP
-   (``folders`` given) a path must lie under those folders — the hosts' own
-   (:func:`driftguard.discovery.session_folders`) or the config's ``sessionFolders`` —
-   once symlinks are resolved, and an id finds only files there; anything else is refused
-   with :class:`~driftguard.errors.RefusedPathError` before the file is even looked at
-   (issue #9 item 2: the model names the file, and a transcript-shaped file anywhere else
-   would be read back to it). The command line passes no ``folders``: a path the user
-   types is read wherever it is;
+1. ``argument`` — an explicit ``session`` argument: a path to a session file (or a
+   source's locator, ``<state.vscdb>#<composerId>`` for a Cursor chat), or a session id
+   (a Claude/Codex UUID, a Gemini session id or its 8-character prefix, a session file's
+   name, a Cursor composer id), looked up by every source (:meth:`Adapter.by_id
+   <driftguard.adapters._base.Adapter.by_id>`). Over MCP (``folders`` given) a path must
+   be a session where a source keeps them (:func:`driftguard.discovery.in_session_place`)
+   or lie under the config's ``sessionFolders`` once symlinks are resolved, and an id
+   finds only sessions there; anything else is refused with
+   :class:`~driftguard.errors.RefusedPathError` before the file is even looked at (issue
+   #9 item 2: the model names the file, and a transcript-shaped file anywhere else would
+   be read back to it). The command line passes no ``folders``: a path the user types is
+   read wherever it is;
 2. ``pointer`` — the pointer file a ``SessionStart`` hook wrote for this project in
    ``~/.driftcli/pointers/`` (the only signal that follows Claude Code's ``/clear``);
 3. ``env_session_id`` — ``CLAUDE_CODE_SESSION_ID`` with ``CLAUDE_PROJECT_DIR``, which
    Claude Code gives its MCP servers (frozen at spawn: after ``/clear`` it names the old
    session, which is why the pointer comes first);
 4. ``newest_in_project`` — the newest session of the current project written by the
-   calling host (told apart by ``clientInfo.name``, then by the environment); under
-   Cursor, or an unknown host, the newest of any supported CLI.
+   calling host (told apart by ``clientInfo.name``, then by the environment): under Cursor
+   its newest composer chat; for an unknown host, the newest of any source.
 
-The project is ``CLAUDE_PROJECT_DIR`` when the host sets it, else the working directory.
-Nothing here writes; :func:`write_pointer` is for the hook shell.
+The pointer and ``CLAUDE_CODE_SESSION_ID`` are Claude Code's (its hooks write the
+pointer): they are used only when the host is not known to be another one.
+
+The project (:func:`choose_project`) is ``DRIFTGUARD_PROJECT_DIR`` when set (``driftguard
+setup`` writes it for Cursor as ``${workspaceFolder}``; a value still holding an
+unexpanded ``${…}`` counts as unset), else ``CLAUDE_PROJECT_DIR`` (Claude Code's stable
+project root), else the MCP client's first root when it declared roots, else the working
+directory. Nothing here writes but :func:`write_pointer`, which is for the hook shell.
 """
 
 from __future__ import annotations
@@ -31,22 +39,29 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from driftguard import discovery, paths
+from driftguard._fileio import write_atomic
+from driftguard.adapters import ADAPTERS, get_adapter
 from driftguard.adapters._common import load_record
+from driftguard.adapters._scan import IdQuery, ProjectPaths, is_under
 from driftguard.errors import RefusedPathError, SessionNotFoundError
-from driftguard.model import CLI_NAMES, CliName
-from driftguard.scoring import ResolvedBy
+from driftguard.model import CLI_NAMES, CliName, ProjectSource, ResolvedBy
 
 __all__ = [
     "HOST_CLIENT_NAMES",
+    "HOST_ENV",
+    "PROJECT_ENV",
     "ResolvedSession",
+    "choose_project",
     "cli_for_host",
     "is_under",
+    "names_project",
     "pointer_path",
     "project_dir",
     "read_pointer",
@@ -60,16 +75,24 @@ HOST_CLIENT_NAMES: Mapping[str, CliName | None] = {
     "gemini-cli-mcp-client": "gemini_cli",
     "codex": "codex_cli",
     "codex-mcp-client": "codex_cli",
-    "cursor-vscode": None,
+    "cursor-vscode": "cursor",
 }
-"""``clientInfo.name`` of each known host (lower-cased) → the CLI whose sessions it
-writes; ``None`` for Cursor, whose own chats driftguard does not read yet
-(mcp-and-hosts.md §1.9, from the ``mcp-client-capabilities`` database)."""
+"""``clientInfo.name`` of each known host (lower-cased) → the source whose sessions it
+writes (mcp-and-hosts.md §1.9, from the ``mcp-client-capabilities`` database)."""
 
 HOST_ENV = "DRIFTGUARD_HOST"
 """Set by ``driftguard setup`` in each host's server entry: the CLI name it serves."""
 
-_SESSION_SUFFIXES = (".jsonl", ".json", ".zst")
+PROJECT_ENV = "DRIFTGUARD_PROJECT_DIR"
+"""The project a server serves, when the host can name it (``driftguard setup`` writes it
+for Cursor as ``${workspaceFolder}``, which Cursor expands per window)."""
+
+CLAUDE_PROJECT_ENV = "CLAUDE_PROJECT_DIR"
+"""Claude Code's stable project root, given to its MCP servers and hooks."""
+
+_UNEXPANDED = re.compile(r"\$\{[^}]*\}")
+"""A ``${…}`` template a host passed on without expanding it (Cursor's headless agent
+scopes pass ``${workspaceFolder}`` literally)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,24 +102,53 @@ class ResolvedSession:
     path: Path
     cli: CliName | None
     resolved_by: ResolvedBy
-    note: str | None = None
-    """Why this file, when ``resolved_by`` alone would mislead (Cursor's own chats)."""
     warnings: tuple[str, ...] = ()
-    """State that could not be read on the way (a pointer file), one line each; the
-    session was still found (issue #9 item 4)."""
+    """State that could not be read on the way (a pointer file, a source's store), one
+    line each; the session was still found (issue #9 item 4)."""
+
+
+def _env_project(environ: Mapping[str, str]) -> tuple[Path, ProjectSource] | None:
+    """The project the environment names (module docstring), and which variable."""
+    sources: tuple[tuple[str, ProjectSource], ...] = (
+        (PROJECT_ENV, "DRIFTGUARD_PROJECT_DIR"),
+        (CLAUDE_PROJECT_ENV, "CLAUDE_PROJECT_DIR"),
+    )
+    for name, source in sources:
+        value = environ.get(name, "").strip()
+        if value and not _UNEXPANDED.search(value):
+            return Path(value), source
+    return None
+
+
+def names_project(env: Mapping[str, str] | None = None) -> bool:
+    """Whether the environment names the project (so the client's roots are not needed)."""
+    return _env_project(os.environ if env is None else env) is not None
+
+
+def choose_project(
+    env: Mapping[str, str] | None = None, roots: Sequence[Path] = ()
+) -> tuple[Path, ProjectSource]:
+    """The project a call is about, and where it came from: ``$DRIFTGUARD_PROJECT_DIR``,
+    ``$CLAUDE_PROJECT_DIR`` (either ignored while it holds an unexpanded ``${…}``), the
+    first of the MCP client's ``roots``, the working directory."""
+    found = _env_project(os.environ if env is None else env)
+    if found is not None:
+        return found
+    if roots:
+        return roots[0], "roots"
+    return Path.cwd(), "cwd"
 
 
 def project_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$CLAUDE_PROJECT_DIR`` when set (Claude Code's stable project root), else the cwd."""
-    environ = os.environ if env is None else env
-    root = environ.get("CLAUDE_PROJECT_DIR", "").strip()
-    return Path(root) if root else Path.cwd()
+    """The project the environment names (:func:`choose_project` without roots), else
+    the working directory."""
+    return choose_project(env)[0]
 
 
 def start_projects(env: Mapping[str, str] | None = None) -> list[Path]:
     """The projects a command or server was started for, most likely first:
-    ``$CLAUDE_PROJECT_DIR`` when set, then the working directory (once). Handoffs are
-    saved only in these (or the MCP client's roots; issue #9 item 1)."""
+    :func:`project_dir`, then the working directory (once). Handoffs are saved only in
+    these (or the MCP client's roots; issue #9 item 1)."""
     environ = os.environ if env is None else env
     projects = [project_dir(environ)]
     cwd = Path.cwd()
@@ -120,8 +172,6 @@ def cli_for_host(client_name: str | None, env: Mapping[str, str] | None = None) 
     for cli in CLI_NAMES:
         if hinted == cli:
             return cli
-    if hinted == "cursor":
-        return None
     if environ.get("CLAUDECODE") == "1":
         return "claude_code"
     if environ.get("GEMINI_CLI") == "1":
@@ -167,9 +217,13 @@ def _pointer_or_warning(
 
 
 def write_pointer(project: Path, transcript: Path, cli: CliName, session_id: str | None) -> Path:
-    """Atomically write the pointer for ``project`` (temp file + rename); returns its path."""
+    """Write the pointer for ``project`` (:func:`driftguard._fileio.write_atomic`: a
+    temporary file, fsync-ed, renamed over the old pointer); returns its path.
+
+    Raises:
+        OSError: it cannot be written (the old pointer, if any, is unchanged).
+    """
     target = pointer_path(project)
-    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     record = {
         "transcript_path": str(transcript),
         "cli": cli,
@@ -177,9 +231,7 @@ def write_pointer(project: Path, transcript: Path, cli: CliName, session_id: str
         "project": str(project),
         "ts": time.time(),
     }
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    temp.write_text(json.dumps(record) + "\n", encoding="utf-8")
-    os.replace(temp, target)
+    write_atomic(target, (json.dumps(record) + "\n").encode("utf-8"))
     return target
 
 
@@ -188,40 +240,20 @@ def _looks_like_path(value: str) -> bool:
 
 
 def _candidates_by_id(session_id: str) -> Iterable[tuple[Path, CliName]]:
-    """Session files any CLI wrote whose name carries ``session_id`` (any project)."""
-    needle = session_id.lower()
-    if needle.endswith(_SESSION_SUFFIXES):
-        exact_name: str | None = needle
-        needle = needle.split(".", 1)[0]
-    else:
-        exact_name = None
-    for root in discovery.claude_roots():
-        for path in (root / "projects").glob("*/*.jsonl"):
-            name = path.name.lower()
-            if name == exact_name or path.stem.lower() == needle:
-                yield path, "claude_code"
-    gemini_tmp = discovery.gemini_root() / "tmp"
-    for path in gemini_tmp.glob("*/chats/session-*.json*"):
-        name = path.name.lower()
-        if name == exact_name or (len(needle) >= 8 and name.split(".")[0].endswith(needle[:8])):
-            yield path, "gemini_cli"
-    codex = discovery.codex_root()
-    for pattern in ("sessions/*/*/*/rollout-*.jsonl*", "archived_sessions/rollout-*.jsonl*"):
-        for path in codex.glob(pattern):
-            name = path.name.lower()
-            if name == exact_name or name.split(".")[0].endswith(needle):
-                yield path, "codex_cli"
+    """Sessions any source keeps whose id or file name is ``session_id`` (any project)."""
+    query = IdQuery.of(session_id)
+    for adapter in ADAPTERS:
+        for path in adapter.by_id(query):
+            yield path, adapter.name
 
 
-def is_under(path: Path, folders: Iterable[Path]) -> bool:
-    """Whether ``path``, with every symlink resolved, lies strictly inside one of
-    ``folders`` (each resolved too). A folder itself is not inside itself."""
-    real = os.path.realpath(path)
-    for folder in folders:
-        root = os.path.realpath(folder)
-        if real != root and os.path.commonpath([real, root]) == root:
-            return True
-    return False
+def _size_and_time(path: Path) -> tuple[int, int]:
+    """A session's size and mtime (a locator's are 0: it has no file of its own)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return 0, 0
+    return st.st_size, st.st_mtime_ns
 
 
 def _refused(value: str, folders: Sequence[Path]) -> RefusedPathError:
@@ -233,13 +265,21 @@ def _refused(value: str, folders: Sequence[Path]) -> RefusedPathError:
     )
 
 
+def _locator_owner(path: Path) -> CliName | None:
+    """The source whose locator ``path`` is (a session kept in a database), if any."""
+    return next((adapter.name for adapter in ADAPTERS if adapter.owns_locator(path)), None)
+
+
 def _by_argument(session: str, folders: Sequence[Path] | None) -> ResolvedSession:
     value = session.strip()
     named_path = _looks_like_path(value) or (folders is None and Path(value).is_file())
     if named_path:
         path = Path(value).expanduser()
-        if folders is not None and not is_under(path.absolute(), folders):
+        if folders is not None and not discovery.in_session_place(path.absolute(), folders):
             raise _refused(value, folders)
+        owner = _locator_owner(path)
+        if owner is not None:
+            return ResolvedSession(path, owner, "argument")
         if path.is_dir():
             raise SessionNotFoundError(f"{path} is a folder, not a session file")
         if not path.is_file():
@@ -247,33 +287,24 @@ def _by_argument(session: str, folders: Sequence[Path] | None) -> ResolvedSessio
         return ResolvedSession(path, None, "argument")
     found = list(_candidates_by_id(value))
     if folders is not None:
-        found = [(path, cli) for path, cli in found if is_under(path, folders)]
+        found = [(path, cli) for path, cli in found if discovery.in_session_place(path, folders)]
     if not found:
-        raise SessionNotFoundError(
-            f"no session file named after {value!r} under {', '.join(_id_places())}"
-        )
+        places = ", ".join(str(place) for place in discovery.id_places())
+        raise SessionNotFoundError(f"no session named after {value!r} under {places}")
     # A Gemini resume writes a small stub first: prefer the largest file, then the newest.
-    path, cli = max(found, key=lambda item: (item[0].stat().st_size, item[0].stat().st_mtime_ns))
+    path, cli = max(found, key=lambda item: _size_and_time(item[0]))
     return ResolvedSession(path, cli, "argument")
 
 
-def _id_places() -> list[str]:
-    return [str(folder) for folder in discovery.session_folders()]
-
-
 def _by_env_session_id(env: Mapping[str, str]) -> ResolvedSession | None:
+    """Claude Code gives its MCP servers ``CLAUDE_CODE_SESSION_ID`` with
+    ``CLAUDE_PROJECT_DIR``: that session's file in the project's folders."""
     session_id = env.get("CLAUDE_CODE_SESSION_ID", "").strip()
-    root = env.get("CLAUDE_PROJECT_DIR", "").strip()
+    root = env.get(CLAUDE_PROJECT_ENV, "").strip()
     if not session_id or not root or _looks_like_path(session_id):
         return None
-    folder_names = {discovery.claude_project_dir_name(root)}
-    folder_names.add(discovery.claude_project_dir_name(str(Path(root).resolve())))
-    for base in discovery.claude_roots():
-        for name in sorted(folder_names):
-            path = base / "projects" / name / f"{session_id}.jsonl"
-            if path.is_file():
-                return ResolvedSession(path, "claude_code", "env_session_id")
-    return None
+    path = get_adapter("claude_code").session_in_project(ProjectPaths.of(Path(root)), session_id)
+    return ResolvedSession(path, "claude_code", "env_session_id") if path is not None else None
 
 
 def resolve_session(
@@ -288,17 +319,19 @@ def resolve_session(
     """Choose the session file for a tool call (module docstring gives the order).
 
     Args:
-        session: the tool's ``session`` argument (a path or an id), or ``None``.
+        session: the tool's ``session`` argument (a path, a locator or an id), or ``None``.
         client_name: the host's ``clientInfo.name``, when it sent one.
         project: the project directory; default :func:`project_dir`.
         env: the environment to read; default ``os.environ``.
-        only: look for this CLI's sessions only (``--cli``), whatever the host.
-        folders: over MCP, the only folders a ``session`` argument may name files in
-            (the session folders and ``sessionFolders``); ``None`` on the command line,
-            where any path is read.
+        only: look for this source's sessions only (``--cli``), whatever the host.
+        folders: over MCP, the folders besides the sources' own a ``session`` argument
+            may name files in (the session folders and ``sessionFolders``); ``None`` on
+            the command line, where any path is read.
 
     Raises:
         SessionNotFoundError: nothing matched; the message says where it looked.
+        SessionFormatError: the one source searched keeps its sessions in a store that
+            cannot be read.
         RefusedPathError: with ``folders``, a ``session`` path outside all of them; the
             message states the rule and nothing of the file.
     """
@@ -306,26 +339,16 @@ def resolve_session(
     if session is not None and session.strip():
         return _by_argument(session, folders)
     root = project if project is not None else project_dir(environ)
+    wanted = only if only is not None else cli_for_host(client_name, environ)
     pointed, problem = _pointer_or_warning(root)
     warnings = (problem,) if problem is not None else ()
-    if pointed is not None and only in (None, pointed[1]):
+    if pointed is not None and wanted in (None, pointed[1]):
         return ResolvedSession(pointed[0], pointed[1], "pointer")
-    from_env = _by_env_session_id(environ) if only in (None, "claude_code") else None
+    from_env = _by_env_session_id(environ) if wanted in (None, "claude_code") else None
     if from_env is not None:
         return dataclasses.replace(from_env, warnings=warnings)
-    host_cli = only if only is not None else cli_for_host(client_name, environ)
-    clis: tuple[CliName, ...] = (host_cli,) if host_cli is not None else CLI_NAMES
-    cli, path = discovery.newest_session(root, clis)
-    note = None
-    if host_cli is None and only is None and _is_cursor(client_name, environ):
-        note = (
-            "Cursor keeps its own chats in a database driftguard does not read yet: this is "
-            f"the newest {cli} session of the project"
-        )
-    return ResolvedSession(path, cli, "newest_in_project", note, warnings)
-
-
-def _is_cursor(client_name: str | None, env: Mapping[str, str]) -> bool:
-    if client_name and client_name.strip().lower() == "cursor-vscode":
-        return True
-    return env.get(HOST_ENV, "").strip() == "cursor"
+    clis: tuple[CliName, ...] = (wanted,) if wanted is not None else CLI_NAMES
+    newest = discovery.find_newest(root, clis)
+    return ResolvedSession(
+        newest.path, newest.cli, "newest_in_project", warnings=(*warnings, *newest.warnings)
+    )

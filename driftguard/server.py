@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp import MCPError
 from mcp.server import MCPServer
@@ -36,7 +36,18 @@ from mcp.types import (
 from pydantic import BaseModel, Field
 
 from driftguard import __version__
-from driftguard.errors import DriftguardError
+from driftguard.errors import DriftguardError, SessionNotFoundError
+from driftguard.model import (
+    CliName,
+    GoalSource,
+    LoopKind,
+    ProjectSource,
+    ResolvedBy,
+    Scoring,
+    State,
+    Trajectory,
+    WindowSource,
+)
 
 # Start-up imports only what answers ``initialize`` and lists the tools (issue #10): the
 # engine, the parsers, numpy and the rest load on the first call that needs them.
@@ -128,10 +139,19 @@ NOTES_DESCRIPTION = (
 )
 
 
+_PROJECT_SOURCES: dict[ProjectSource, str] = {
+    "DRIFTGUARD_PROJECT_DIR": "DRIFTGUARD_PROJECT_DIR",
+    "CLAUDE_PROJECT_DIR": "CLAUDE_PROJECT_DIR",
+    "roots": "the client's MCP roots",
+    "cwd": "the server's working directory (set DRIFTGUARD_PROJECT_DIR to name another)",
+}
+"""Where a project came from, in words."""
+
+
 class SessionInfo(BaseModel):
     """Which session file was read, and how it was chosen."""
 
-    cli: Literal["claude_code", "gemini_cli", "codex_cli"]
+    cli: CliName
     path: str = Field(description="The session file that was read.")
     session_id: str | None
     context_tokens: int = Field(description="Tokens in the context window at the latest request.")
@@ -141,8 +161,8 @@ class SessionInfo(BaseModel):
     )
     compactions: int = Field(description="Compactions in the session file.")
     skipped_lines: int = Field(description="Malformed or unknown lines skipped while reading.")
-    resolved_by: Literal["path", "argument", "pointer", "env_session_id", "newest_in_project"]
-    context_window_source: Literal["file", "host", "config", "flag"] = Field(
+    resolved_by: ResolvedBy
+    context_window_source: WindowSource = Field(
         description="Where context_window came from: the session file and model name, the "
         "host's status line, a config file's contextWindow, or --context-window."
     )
@@ -161,8 +181,11 @@ class SessionInfo(BaseModel):
     usable_window_overrides: list[str] = Field(
         description="Environment variables or settings that moved the compaction point."
     )
-    note: str | None = Field(
-        default=None, description="Why this file, when resolved_by alone would mislead."
+    project: str = Field(description="The project whose sessions were looked for.")
+    project_source: ProjectSource = Field(
+        description="Where the project came from: DRIFTGUARD_PROJECT_DIR or "
+        "CLAUDE_PROJECT_DIR (set by the host), the client's MCP roots, or the server's "
+        "working directory (cwd).",
     )
 
 
@@ -187,7 +210,7 @@ class Factors(BaseModel):
 class ActionLoopInfo(BaseModel):
     """The strongest loop of tool calls going on at the latest call."""
 
-    kind: Literal["same_result", "failing", "same_call", "retried", "alternating"]
+    kind: LoopKind
     count: int = Field(description="Steps in the loop.")
     points: float = Field(description="Repetition points the loop alone gives, 0-100.")
     description: str = Field(description="The loop in words, e.g. `npm test` failed 3 times.")
@@ -201,7 +224,7 @@ class DriftResult(BaseModel):
         description="What to do now (carry on, start fresh soon, start fresh now) and why."
     )
     score: int = Field(ge=0, le=100, description="Drift score, 0-100 points.")
-    state: Literal["fresh", "warming", "drifting", "polluted"]
+    state: State
     factors: Factors
     weights: dict[str, float] = Field(
         description="Weights applied, normalised over active factors (4 decimals)."
@@ -209,11 +232,11 @@ class DriftResult(BaseModel):
     messages: int = Field(description="User + assistant messages the model still remembers.")
     handoff_suggested: bool
     session: SessionInfo
-    scoring: Literal["seed", "calibrated"] = Field(description="The scoring that made the score.")
+    scoring: Scoring = Field(description="The scoring that made the score.")
     preset: str | None = Field(description="The preset whose weights were used.")
     loop: ActionLoopInfo | None = Field(description="The strongest tool-call loop, if any.")
     goal: str | None = Field(description="The goal used for goal distance (given or remembered).")
-    goal_source: Literal["given", "remembered"] | None = Field(
+    goal_source: GoalSource | None = Field(
         description="Where the goal came from: given in this call, or remembered from an "
         "earlier one; null without a goal."
     )
@@ -248,8 +271,8 @@ class TrendResult(BaseModel):
     peak: int | None = Field(description="The highest score, 0-100.")
     average: float | None = Field(description="The mean score, 0-100.")
     latest_score: int | None
-    latest_state: Literal["fresh", "warming", "drifting", "polluted"] | None
-    trajectory: Literal["climbing", "falling", "stable"] | None = Field(
+    latest_state: State | None
+    trajectory: Trajectory | None = Field(
         description="Over the last 5 snapshots: a rise of ≥ 10 points climbs, a fall of ≥ 10 "
         "falls; null below 2 snapshots."
     )
@@ -280,7 +303,7 @@ class HandoffResult(BaseModel):
     last_errors: list[str]
     withheld_excerpts: int = Field(description="Excerpts dropped as credential-file contents.")
     score: int = Field(ge=0, le=100)
-    state: Literal["fresh", "warming", "drifting", "polluted"]
+    state: State
     session: SessionInfo
     saved_to: str | None = Field(
         default=None,
@@ -298,10 +321,13 @@ class HandoffResult(BaseModel):
     notes: list[str] = Field(default_factory=list, description=NOTES_DESCRIPTION)
 
 
-def _session_info(report: DriftReport, note: str | None = None) -> SessionInfo:
+def _session_info(report: DriftReport, served: tuple[Path, ProjectSource]) -> SessionInfo:
     from driftguard.scoring import to_json_dict
 
-    return SessionInfo.model_validate({**to_json_dict(report)["session"], "note": note})
+    project, source = served
+    return SessionInfo.model_validate(
+        {**to_json_dict(report)["session"], "project": str(project), "project_source": source}
+    )
 
 
 def _client_name(ctx: Context[ServerState, Any]) -> str | None:
@@ -332,49 +358,69 @@ class _Loaded:
     """A parsed session with what its factors read, how it was found, the project whose
     config applies, and the folders a ``session`` argument was allowed in (empty when none
     was given): they count as session folders for the history too, even when
-    ``project``'s config lists other ones."""
+    ``project``'s config lists other ones. ``served`` is the project the call is about
+    and where it came from (:func:`driftguard.resolve.choose_project`)."""
 
     session: Session
     features: Features
     resolved: ResolvedSession
     project: Path
+    served: tuple[Path, ProjectSource]
     folders: tuple[Path, ...] = ()
 
 
-def _readable_folders() -> list[Path]:
+def _readable_folders(project: Path) -> list[Path]:
     """The folders a ``session`` argument may name files in: every session source's
     (:func:`driftguard.discovery.session_folders`), then the ``sessionFolders`` of the
-    global config and of the server's project (issue #9 item 2).
+    global config and of ``project`` (issue #9 item 2).
 
     Raises:
         ConfigError: a config file cannot be used.
     """
     from driftguard.config import load_config
     from driftguard.discovery import session_folders
-    from driftguard.resolve import project_dir
 
-    return [*session_folders(), *load_config(project_dir()).session_folders]
+    return [*session_folders(), *load_config(project).session_folders]
 
 
-def _load(ctx: Context[ServerState, Any], session: str | None) -> _Loaded:
+def _load(
+    ctx: Context[ServerState, Any], session: str | None, roots: ListRootsResult | None = None
+) -> _Loaded:
     """Resolve and parse the session a call is about. A ``session`` argument is a session
     id or a file under :func:`_readable_folders` (else a tool error stating the rule).
 
-    ``project`` selects the config only: the server's project, except for a session
-    named by the caller, whose own directory's ``.driftcli`` applies when it still exists
-    (reading a config there writes nothing). Handoffs are saved only in a project the
-    server was started for (:func:`driftguard.handoff_files.handoff_target`).
-    """
-    from driftguard.resolve import project_dir, resolve_session
+    The project is ``DRIFTGUARD_PROJECT_DIR``, else ``CLAUDE_PROJECT_DIR``, else the
+    client's first root (``roots``: asked only when the environment names no project),
+    else the working directory (:func:`driftguard.resolve.choose_project`). It also
+    selects the config, except for a session named by the caller, whose own directory's
+    ``.driftcli`` applies when it still exists (reading a config there writes nothing).
+    Handoffs are saved only in a project the server was started for
+    (:func:`driftguard.handoff_files.handoff_target`).
 
-    folders = _readable_folders() if session is not None and session.strip() else None
-    resolved = resolve_session(session, client_name=_client_name(ctx), folders=folders)
+    Raises:
+        DriftguardError: as :func:`driftguard.resolve.resolve_session` (a session that is
+            not found names the project and where it came from), or the session cannot
+            be read.
+    """
+    from driftguard.resolve import choose_project, resolve_session
+
+    served = choose_project(roots=_root_paths(roots))
+    project, source = served
+    folders = _readable_folders(project) if session is not None and session.strip() else None
+    try:
+        resolved = resolve_session(
+            session, client_name=_client_name(ctx), project=project, folders=folders
+        )
+    except SessionNotFoundError as exc:
+        if session is not None and session.strip():
+            raise
+        where = f"the project is {project}, from {_PROJECT_SOURCES[source]}"
+        raise SessionNotFoundError(str(exc), details=[*exc.details, where]) from exc
     indexed = _state(ctx).cache.get_indexed(resolved.path, resolved.cli)
     parsed = indexed.session
-    project = project_dir()
     if resolved.resolved_by == "argument" and parsed.cwd and Path(parsed.cwd).is_dir():
         project = Path(parsed.cwd)
-    return _Loaded(parsed, indexed.features, resolved, project, tuple(folders or ()))
+    return _Loaded(parsed, indexed.features, resolved, project, served, tuple(folders or ()))
 
 
 def _call_store(ctx: Context[ServerState, Any]) -> GuardedHistoryStore:
@@ -401,6 +447,15 @@ def _client_roots(ctx: Context[ServerState, Any]) -> ListRoots | None:
     if capabilities is not None and capabilities.roots is not None:
         return ListRoots()
     return None
+
+
+def _project_roots(ctx: Context[ServerState, Any]) -> ListRoots | None:
+    """:func:`_client_roots` only when the environment names no project
+    (:func:`driftguard.resolve.names_project`): the roots then tell which project a call
+    is about, at the cost of one request to the client."""
+    from driftguard.resolve import names_project
+
+    return None if names_project() else _client_roots(ctx)
 
 
 def _root_paths(roots: ListRootsResult | None) -> list[Path]:
@@ -455,7 +510,7 @@ async def _lifespan(_server: MCPServer[ServerState]) -> AsyncIterator[ServerStat
 
 
 def _trend_result(
-    trend: Trend, report: DriftReport, note: str | None, notes: list[str]
+    trend: Trend, report: DriftReport, loaded: _Loaded, notes: list[str]
 ) -> TrendResult:
     from driftguard.scoring.report import render_session_line
     from driftguard.trend import render_trend_text, trend_json
@@ -464,7 +519,7 @@ def _trend_result(
     return TrendResult.model_validate(
         {
             **trend_json(trend),
-            "session": _session_info(report, note),
+            "session": _session_info(report, loaded.served),
             "text": _with_notes(text, notes),
             "notes": notes,
         }
@@ -475,7 +530,7 @@ def _handoff_result(
     handoff: Handoff,
     report: DriftReport,
     saved: SavedHandoff | None,
-    note: str | None,
+    loaded: _Loaded,
     notes: list[str],
 ) -> HandoffResult:
     return HandoffResult(
@@ -487,7 +542,7 @@ def _handoff_result(
         withheld_excerpts=handoff.withheld_excerpts,
         score=report.score,
         state=report.state,
-        session=_session_info(report, note),
+        session=_session_info(report, loaded.served),
         saved_to=str(saved.handoff) if saved is not None else None,
         checkpoint=str(saved.checkpoint) if saved is not None else None,
         kept=str(saved.kept) if saved is not None and saved.kept is not None else None,
@@ -515,6 +570,7 @@ def create_server() -> MCPServer[ServerState]:
             ),
         ] = None,
         session: SessionArg = None,
+        roots: Annotated[ListRootsResult | None, Resolve(_project_roots)] = None,
     ) -> Annotated[CallToolResult, DriftResult]:
         """Score how far this coding session has degraded (0-100: fresh, warming, drifting,
         polluted) from six factors: context saturation, repetition, length collapse, goal
@@ -524,7 +580,7 @@ def create_server() -> MCPServer[ServerState]:
 
         store = _call_store(ctx)
         with _as_tool_error():
-            loaded = _load(ctx, session)
+            loaded = _load(ctx, session, roots)
             outcome = engine.drift(
                 loaded.session,
                 project=loaded.project,
@@ -534,17 +590,13 @@ def create_server() -> MCPServer[ServerState]:
                 more_folders=loaded.folders,
                 features=loaded.features,
             )
-        note = loaded.resolved.note
         notes = _notes(loaded, store)
-        text = outcome.to_text("mcp")
-        if note:
-            text += f"\nNote: {note}."
-        text = _with_notes(text, notes)
+        text = _with_notes(outcome.to_text("mcp"), notes)
         payload = outcome.to_json()
         result = DriftResult.model_validate(
             {
                 **payload,
-                "session": _session_info(outcome.report, note),
+                "session": _session_info(outcome.report, loaded.served),
                 "text": text,
                 "notes": notes,
             }
@@ -559,51 +611,50 @@ def create_server() -> MCPServer[ServerState]:
         replace: bool = False,
     ) -> CallToolResult:
         from driftguard import engine
-        from driftguard.handoff_files import handoff_files, handoff_target, save_handoff
         from driftguard.resolve import start_projects
 
         notes: list[str] = []
         store = _call_store(ctx)
+        saved = None
         with _as_tool_error():
-            loaded = _load(ctx, session)
-            target = None
+            loaded = _load(ctx, session, roots)
             if write:
-                chosen = handoff_target(
+                written = engine.write_handoff(
                     loaded.session,
-                    [*start_projects(), *_root_paths(roots)],
+                    project=loaded.project,
+                    store=store,
+                    projects=[*start_projects(), *_root_paths(roots)],
                     found_for_project=loaded.resolved.resolved_by != "argument",
+                    replace=replace,
+                    resolved_by=loaded.resolved.resolved_by,
+                    features=loaded.features,
                 )
-                target = chosen.project
-                if chosen.reason:
-                    notes.append(chosen.reason)
-            handoff, report = engine.handoff(
-                loaded.session,
-                project=loaded.project,
-                store=store,
-                resolved_by=loaded.resolved.resolved_by,
-                saved_to=str(handoff_files(target).handoff) if target is not None else None,
-                features=loaded.features,
-            )
+                notes += [written.not_saved] if written.not_saved else []
+                handoff, report, saved = written.handoff, written.report, written.saved
+            else:
+                handoff, report = engine.handoff(
+                    loaded.session,
+                    project=loaded.project,
+                    store=store,
+                    resolved_by=loaded.resolved.resolved_by,
+                    features=loaded.features,
+                )
             notes += _notes(loaded, store)
-            saved = None
-            if target is not None:
-                try:
-                    saved = save_handoff(target, handoff, report, replace=replace)
-                except OSError as exc:
-                    raise DriftguardError(f"cannot write the handoff in {target}: {exc}") from exc
         if saved is not None and saved.kept is not None:
             notes.append(f"the handoff.md that was there had been completed: kept as {saved.kept}")
-        result = _handoff_result(handoff, report, saved, loaded.resolved.note, notes)
+        result = _handoff_result(handoff, report, saved, loaded, notes)
         return _result(_with_notes(handoff.prompt, notes), result)
 
     @server.tool(title="Session handoff", annotations=READ_ONLY)
     def get_handoff(
-        ctx: Context[ServerState, Any], session: SessionArg = None
+        ctx: Context[ServerState, Any],
+        session: SessionArg = None,
+        roots: Annotated[ListRootsResult | None, Resolve(_project_roots)] = None,
     ) -> Annotated[CallToolResult, HandoffResult]:
         """Instructions to write handoff.md for a fresh session, pre-filled with facts from
         this session's transcript (goal, files edited, commands run, last errors, score).
         Secrets are redacted; follow the instructions in the returned prompt."""
-        return _handoff(ctx, session, write=False)
+        return _handoff(ctx, session, write=False, roots=roots)
 
     @server.tool(name="save_handoff", title="Save a session handoff", annotations=SAVES_HANDOFF)
     def save_handoff_tool(
@@ -628,7 +679,9 @@ def create_server() -> MCPServer[ServerState]:
 
     @server.tool(title="Session drift trend", annotations=READ_ONLY)
     def get_trend(
-        ctx: Context[ServerState, Any], session: SessionArg = None
+        ctx: Context[ServerState, Any],
+        session: SessionArg = None,
+        roots: Annotated[ListRootsResult | None, Resolve(_project_roots)] = None,
     ) -> Annotated[CallToolResult, TrendResult]:
         """How this session's drift score moved over the scores get_drift recorded:
         sparkline, peak, average, latest state and whether it is climbing or falling."""
@@ -636,7 +689,7 @@ def create_server() -> MCPServer[ServerState]:
 
         store = _call_store(ctx)
         with _as_tool_error():
-            loaded = _load(ctx, session)
+            loaded = _load(ctx, session, roots)
             outcome = engine.drift(
                 loaded.session,
                 project=loaded.project,
@@ -648,7 +701,7 @@ def create_server() -> MCPServer[ServerState]:
             trend = engine.trend(
                 loaded.session, project=loaded.project, store=store, more_folders=loaded.folders
             )
-        result = _trend_result(trend, outcome.report, loaded.resolved.note, _notes(loaded, store))
+        result = _trend_result(trend, outcome.report, loaded, _notes(loaded, store))
         return _result(result.text, result)
 
     @server.prompt(name="handoff", title="Write a handoff for a fresh session")

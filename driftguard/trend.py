@@ -41,12 +41,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final
+
+from driftguard.model import Audience, State, Trajectory
 
 if TYPE_CHECKING:
     from driftguard.history import Snapshot
-    from driftguard.model import Audience
-    from driftguard.scoring.composite import State
 
 __all__ = [
     "ANY_GOAL",
@@ -65,8 +65,6 @@ __all__ = [
     "spark_cell",
     "trend_json",
 ]
-
-Trajectory = Literal["climbing", "falling", "stable"]
 
 SPARK_CELLS: Final = "▁▂▃▄▅▆▇█"
 """The eight sparkline cells, lowest first (design §6)."""

@@ -6,13 +6,16 @@ hook) and the scores this dashboard computed since it started. It redraws when t
 file changes:
 
 - **file events**: a :mod:`watchdog` observer on the session file's folder (inotify,
-  FSEvents, kqueue or ReadDirectoryChangesW). Only changes wake it (modified, created,
+  FSEvents, kqueue or ReadDirectoryChangesW); for a session kept in a database (a Cursor
+  chat), the database's folder, woken by changes to the database and its write-ahead log
+  (:func:`driftguard.adapters.watched_files`). Only changes wake it (modified, created,
   moved, deleted, closed after writing) — not the opens and reads of its own redraws. A
   wake-up waits :data:`DEBOUNCE_SECONDS` so the several lines of one turn make one redraw.
   Where no native observer can be started (e.g. the inotify watch limit is reached), it
   falls back to watchdog's polling observer and says so in the footer.
 - **incremental**: one :class:`~driftguard.incremental.SessionCache` for its lifetime, so a
-  redraw reads only the lines appended since the last one.
+  redraw reads only the lines appended since the last one (a database's session is read
+  again only when its files changed).
 - **which session**: ``PATH``, or else the project's current session, found again on
   every change in its folder (so after Claude Code's ``/clear`` it follows the new
   transcript the ``SessionStart`` hook points at; the live sparkline then starts afresh).
@@ -59,12 +62,13 @@ from watchdog.events import (
 )
 
 from driftguard import engine
+from driftguard.adapters import is_session_name, watched_files
 from driftguard.errors import DriftguardError, SessionNotFoundError
 from driftguard.history import GuardedHistoryStore, HistoryStore
 from driftguard.incremental import SessionCache
-from driftguard.model import FACTOR_NAMES, CliName, GoalUse, Session
+from driftguard.model import FACTOR_NAMES, CliName, GoalUse, ResolvedBy, Session
 from driftguard.resolve import resolve_session
-from driftguard.scoring import DriftReport, ResolvedBy
+from driftguard.scoring import DriftReport
 from driftguard.scoring.loops import short_loop
 from driftguard.scoring.report import (
     bar,
@@ -106,7 +110,6 @@ _WAKING_EVENTS: Final = frozenset(
         EVENT_TYPE_CLOSED,
     }
 )
-_SESSION_SUFFIXES: Final = (".jsonl", ".json", ".zst")
 _COLOURS: Final = {
     "fresh": "\x1b[32m",
     "warming": "\x1b[33m",
@@ -374,8 +377,9 @@ class Watcher:
 
     def _wanted(self, name: str) -> bool:
         if self.target.path is not None:
-            return os.path.abspath(name) == os.path.abspath(self.target.path)
-        return name.endswith(_SESSION_SUFFIXES)
+            watched = watched_files(self.target.path)
+            return os.path.abspath(name) in {os.path.abspath(file) for file in watched}
+        return is_session_name(os.path.basename(name))
 
     def _first_frame(self) -> list[str] | None:
         """The first frame, or ``None`` when the project has no session yet.
@@ -439,8 +443,8 @@ class Watcher:
                         self._draw(self.waiting_frame())
                         self._wait_for_session(wake)
                         continue
-                    if self._path.parent != folder:
-                        folder = self._path.parent
+                    if watched_files(self._path)[0].parent != folder:
+                        folder = watched_files(self._path)[0].parent
                         if observer is None:
                             observer, mode = _start_observer(folder, handler)
                             if mode != "file events":

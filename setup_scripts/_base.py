@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from driftguard.resolve import HOST_ENV
+from driftguard.resolve import HOST_ENV, PROJECT_ENV
 
 __all__ = [
+    "CURSOR_PROJECT",
     "HOST_LABELS",
     "HOST_NAMES",
     "SERVER_NAME",
@@ -124,9 +125,21 @@ def decide(
     return "update" if request.update else "differs"
 
 
+CURSOR_PROJECT = "${workspaceFolder}"
+"""What Cursor's entry sets ``DRIFTGUARD_PROJECT_DIR`` to: Cursor expands
+``${workspaceFolder}`` in an ``mcp.json`` per window (its config-interpolation; public
+write-ups observed it live in user-level ``~/.cursor/mcp.json`` on Windows, WSL and Linux,
+2026-07/09), so the server learns which project it serves though Cursor starts it in the
+home folder. Where a scope passes it unexpanded (headless agent sessions), the server
+treats the literal as unset and falls back to the client's roots (resolve.py)."""
+
+
 def server_env(host: HostName) -> dict[str, str]:
     """The entry's environment: ``DRIFTGUARD_HOST=<host>``, the hint the server reads next
-    to ``clientInfo.name`` to know whose sessions to look for (resolve.py)."""
+    to ``clientInfo.name`` to know whose sessions to look for (resolve.py); for Cursor also
+    ``DRIFTGUARD_PROJECT_DIR=${workspaceFolder}`` (:data:`CURSOR_PROJECT`)."""
+    if host == "cursor":
+        return {HOST_ENV: host, PROJECT_ENV: CURSOR_PROJECT}
     return {HOST_ENV: host}
 
 

@@ -39,6 +39,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from driftguard.errors import JsonSyntaxError
+
 __all__ = [
     "JsonDocument",
     "JsonSyntaxError",
@@ -56,16 +58,6 @@ _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _ESCAPES = frozenset('"\\/bfnrtu')
 _HEX = frozenset("0123456789abcdefABCDEF")
 _DEFAULT_UNIT = "  "
-
-
-class JsonSyntaxError(ValueError):
-    """The text is not valid (strict or commented) JSON; the message gives line and column."""
-
-    def __init__(self, message: str, text: str, position: int) -> None:
-        line = text.count("\n", 0, position) + 1
-        column = position - (text.rfind("\n", 0, position) + 1) + 1
-        super().__init__(f"line {line}, column {column}: {message}")
-        self.position = position
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,8 +28,9 @@ Every edit, in order:
    backup). Only the newest
    :data:`KEEP_BACKUPS` backups of each file are kept; older files with exactly that
    name pattern (driftguard's own) are deleted, nothing else ever is.
-6. **Write atomically**: a temporary file in the same folder, flushed and fsync-ed,
-   given the original's permission bits (new files: ``0600``), then ``os.replace``. A
+6. **Write atomically** (:func:`driftguard._fileio.write_atomic`, driftguard's one atomic
+   writer): a temporary file in the same folder, flushed and fsync-ed, given the
+   original's permission bits (new files: ``0600``), then ``os.replace``. A
    symlinked config file is followed and its target is replaced, so a dotfile link
    stays a link. Just before the rename the file is read again: if another program
    (a running Claude Code session, say) changed it meanwhile, nothing is written.
@@ -53,7 +54,6 @@ import difflib
 import json
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -63,6 +63,8 @@ from typing import Any, Protocol
 import tomlkit.exceptions
 
 from driftguard import paths
+from driftguard._fileio import complete_temporary, fsync_folder, link_new, write_atomic
+from driftguard.errors import ConfigSyntaxError
 from driftguard.setup_scripts import _jsonc, _toml
 from driftguard.setup_scripts._base import (
     SERVER_NAME,
@@ -108,10 +110,6 @@ NEW_FILE_MODE = 0o600
 KEEP_BACKUPS = 3
 """How many of its own backups of one file driftguard keeps (the newest)."""
 BACKUP_MARK = ".driftguard-backup-"
-
-
-class ConfigSyntaxError(ValueError):
-    """A config file driftguard cannot read safely; the message is one line."""
 
 
 class ServersFormat(Protocol):
@@ -357,16 +355,10 @@ def unified_diff(path: Path, before: str | None, after: str | None) -> str:
 
 
 def atomic_write(path: Path, data: bytes, mode: int) -> None:
-    """Replace ``path`` with ``data``: a temporary file in the same folder, fsync-ed, given
-    permission bits ``mode``, renamed over ``path``. Raises :class:`OSError`."""
-    temporary = _complete_temporary(path, data, mode)
-    try:
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    _fsync_folder(path.parent)  # make the rename durable where the OS allows it
+    """Replace ``path`` with ``data`` (:func:`driftguard._fileio.write_atomic`): a
+    temporary file in the same folder, fsync-ed, given exactly the permission bits
+    ``mode``, renamed over ``path``, the rename made durable. Raises :class:`OSError`."""
+    write_atomic(path, data, mode=mode, exact_mode=True, sync_folder=True)
 
 
 def write_backup(path: Path, data: bytes, mode: int) -> Path:
@@ -374,17 +366,18 @@ def write_backup(path: Path, data: bytes, mode: int) -> Path:
     that name is taken) with permission bits ``mode``; returns the backup's path.
 
     Complete or absent (issue #9 item 5): the bytes go to a temporary file in the same
-    folder first, which is flushed and fsync-ed and only then linked under the backup's
-    name (``os.link`` never replaces an existing backup; where the file system has no hard
-    links, ``os.rename`` to a name that is still free). A full disk, a file-size limit or
-    a crash therefore leave no file named like a backup that is shorter than the original:
-    at most a ``.<name>.*.driftguard-tmp`` file, which is deleted when the write fails.
+    folder first (:func:`driftguard._fileio.complete_temporary`), which is flushed and
+    fsync-ed and only then linked under the backup's name
+    (:func:`driftguard._fileio.link_new`: never replaces an existing backup). A full disk,
+    a file-size limit or a crash therefore leave no file named like a backup that is
+    shorter than the original: at most a ``.<name>.*.tmp`` file, which is deleted when
+    the write fails.
 
     Raises:
         OSError: the folder cannot be written (nothing named like a backup is left).
     """
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    temporary = _complete_temporary(path, data, mode)
+    temporary = complete_temporary(path, data, mode=mode, exact_mode=True)
     try:
         # After the last-but-one: a suffix freed by pruning is never reused, so the order of
         # the names stays the order of the writes (prune_backups keeps the newest by name).
@@ -392,13 +385,13 @@ def write_backup(path: Path, data: bytes, mode: int) -> Path:
         while True:
             suffix = "" if attempt == 1 else f"-{attempt}"
             backup = path.with_name(f"{path.name}{BACKUP_MARK}{stamp}{suffix}")
-            if _claim_name(temporary, backup):
+            if link_new(temporary, backup):
                 break
             attempt += 1
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
-    _fsync_folder(path.parent)
+    fsync_folder(path.parent)
     prune_backups(path, KEEP_BACKUPS)
     return backup
 
@@ -414,59 +407,6 @@ def _last_suffix(path: Path, stamp: str) -> int:
     return max(
         (int(match[1] or 1) for name in names if (match := pattern.fullmatch(name))), default=0
     )
-
-
-def _complete_temporary(path: Path, data: bytes, mode: int) -> Path:
-    """``data`` in a new temporary file next to ``path``, flushed, fsync-ed and given
-    permission bits ``mode``; the file is deleted again when any of that fails.
-
-    Raises:
-        OSError: the temporary file cannot be created or written whole.
-    """
-    handle, name = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=".driftguard-tmp"
-    )
-    temporary = Path(name)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    return temporary
-
-
-def _claim_name(temporary: Path, name: Path) -> bool:
-    """Give the complete ``temporary`` file the name ``name`` unless that name is taken
-    (``False``). A hard link where the file system has them (atomic, never replaces);
-    else a rename after checking that the name is free.
-
-    Raises:
-        OSError: neither works.
-    """
-    try:
-        os.link(temporary, name)
-    except FileExistsError:
-        return False
-    except OSError:
-        if name.exists() or name.is_symlink():
-            return False
-        os.rename(temporary, name)
-    return True
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make a rename or link in ``folder`` durable where the OS allows it (best effort)."""
-    with contextlib.suppress(OSError):
-        handle = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(handle)
-        finally:
-            os.close(handle)
 
 
 def prune_backups(path: Path, keep: int) -> list[Path]:

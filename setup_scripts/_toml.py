@@ -52,6 +52,7 @@ import tomlkit
 import tomlkit.exceptions
 from tomlkit.items import InlineTable, Table
 
+from driftguard.errors import TomlSyntaxError
 from driftguard.setup_scripts._base import same_value
 
 __all__ = [
@@ -65,11 +66,6 @@ __all__ = [
 ]
 
 _BARE_KEY = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-
-
-class TomlSyntaxError(ValueError):
-    """The text is not valid TOML; the message is :mod:`tomllib`'s (it names line and
-    column)."""
 
 
 def load(text: str) -> dict[str, Any]:

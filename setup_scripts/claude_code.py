@@ -8,7 +8,7 @@ its binary here) ``<config dir>/.config.json`` when that legacy file exists, els
 ``~/.claude.json`` (``-custom-oauth`` is added to the name under
 ``CLAUDE_CODE_CUSTOM_OAUTH_URL``). The config dir is ``$CLAUDE_CONFIG_DIR`` (the whole
 value: Claude Code reads one folder; the comma-separated list
-:func:`driftguard.discovery.claude_roots` accepts is a session-reading convention) or
+:func:`driftguard.adapters.claude_code.roots` accepts is a session-reading convention) or
 ``~/.claude``. Claude Code is *installed* when that folder or the global file exists.
 
 How the entry is written:

@@ -68,6 +68,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
+from driftguard.errors import ConfigSyntaxError, HookSettingsError
 from driftguard.setup_scripts import _jsonc
 from driftguard.setup_scripts._base import (
     HostName,
@@ -79,7 +80,6 @@ from driftguard.setup_scripts._base import (
     same_value,
 )
 from driftguard.setup_scripts._safe_edit import (
-    ConfigSyntaxError,
     Inspected,
     Plan,
     ServersFormat,
@@ -127,10 +127,6 @@ HOOK_EVENTS: tuple[HookSpec, ...] = (
     HookSpec("Stop", "stop", 60),
 )
 """The hooks of ``driftguard hook``, in the order they are written."""
-
-
-class _Refused(ValueError):
-    """The settings file cannot be edited safely; the message says why (one line)."""
 
 
 def settings_file() -> Path:
@@ -232,29 +228,29 @@ def _check_shape(document: _jsonc.JsonDocument) -> None:
     """Refuse what cannot be edited safely: not an object, repeated keys, odd types."""
     root = document.root
     if root is None:
-        raise _Refused("the top level is not a JSON object")
+        raise HookSettingsError("the top level is not a JSON object")
     for key in (HOOKS, STATUS_LINE):
         if root.count(key) > 1:
-            raise _Refused(f'"{key}" appears more than once')
+            raise HookSettingsError(f'"{key}" appears more than once')
     found = root.find(HOOKS)
     if found is None:
         return
     hooks = found[1].obj
     if hooks is None:
-        raise _Refused(f'"{HOOKS}" is not an object')
+        raise HookSettingsError(f'"{HOOKS}" is not an object')
     value = document.value[HOOKS]
     for spec in HOOK_EVENTS:
         if hooks.count(spec.event) > 1:
-            raise _Refused(f'"{HOOKS}.{spec.event}" appears more than once')
+            raise HookSettingsError(f'"{HOOKS}.{spec.event}" appears more than once')
         if spec.event in value and not isinstance(value[spec.event], list):
-            raise _Refused(f'"{HOOKS}.{spec.event}" is not a list')
+            raise HookSettingsError(f'"{HOOKS}.{spec.event}" is not a list')
 
 
 def _parse(text: str) -> _jsonc.JsonDocument:
     try:
         document = _jsonc.parse(text, comments=False)
     except _jsonc.JsonSyntaxError as exc:
-        raise _Refused(f"it does not parse as strict JSON: {exc}") from None
+        raise HookSettingsError(f"it does not parse as strict JSON: {exc}") from None
     _check_shape(document)
     return document
 
@@ -481,7 +477,7 @@ def _edit_list(text: str, spec: HookSpec, before: list[Any], after: list[Any]) -
     appending what ``after`` adds (the only two changes :func:`_want` makes)."""
     kept = [group for group in before if not is_our_group(group, spec)]
     if not same_value(after[: len(kept)], kept):
-        raise _Refused(f'"{HOOKS}.{spec.event}" cannot be edited in place')
+        raise HookSettingsError(f'"{HOOKS}.{spec.event}" cannot be edited in place')
     ours = [index for index, group in enumerate(before) if is_our_group(group, spec)]
     for index in reversed(ours):
         text = _remove_element(text, spec.event, index)
@@ -551,7 +547,7 @@ def left_behind() -> HostResult | None:
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     try:
         value = _parse(target.read_text(encoding="utf-8")).value
-    except (OSError, UnicodeDecodeError, _Refused):
+    except (OSError, UnicodeDecodeError, HookSettingsError):
         return None
     hooks = value.get(HOOKS)
     ours: list[str] = []
@@ -599,7 +595,7 @@ def _run(request: SetupRequest) -> HostResult:
             value = _parse(text).value
     except UnicodeDecodeError:
         return stop("refused", f"{shown} is not UTF-8 text; nothing changed", False)
-    except _Refused as exc:
+    except HookSettingsError as exc:
         return stop("refused", f"cannot edit {shown}: {exc}; nothing changed", False)
 
     outcome = _Outcome([], [], [], [], [])
@@ -626,12 +622,12 @@ def _run(request: SetupRequest) -> HostResult:
     else:
         try:
             new = _splice(text, value, wanted)
-        except _Refused as exc:
+        except HookSettingsError as exc:
             return stop("failed", f"cannot edit {shown}: {exc}; nothing changed", False)
     if new is not None:
         try:
             produced = _parse(new).value
-        except _Refused as exc:
+        except HookSettingsError as exc:
             return stop("failed", f"the edit of {shown} would not parse ({exc})", False)
         if not same_value(produced, wanted):
             detail = f"the edit of {shown} would change more than driftguard's entries"
@@ -684,7 +680,7 @@ class _SettingsReader:
     def load(self, text: str) -> dict[str, Any]:
         try:
             value: dict[str, Any] = _parse(text).value
-        except _Refused as exc:
+        except HookSettingsError as exc:
             raise ConfigSyntaxError(str(exc)) from None
         return value
 

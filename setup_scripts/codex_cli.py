@@ -1,7 +1,7 @@
 """Codex CLI: register driftguard in ``config.toml`` (design.md §8; mcp-and-hosts.md §3.3).
 
 Where: ``<codex root>/config.toml``, the root being ``$CODEX_HOME`` or ``~/.codex``
-(:func:`driftguard.discovery.codex_root`); with ``--project DIR``,
+(:func:`driftguard.adapters.codex_cli.root`); with ``--project DIR``,
 ``DIR/.codex/config.toml`` (read only for trusted projects). Codex CLI is *installed*
 when the root folder exists. The table is ``[mcp_servers.driftguard]``.
 
@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from driftguard.discovery import codex_root
+from driftguard.adapters.codex_cli import root as codex_root
 from driftguard.setup_scripts._base import HostName, HostResult, SetupRequest
 from driftguard.setup_scripts._safe_edit import TomlServers, edit_stdio_host
 

@@ -9,9 +9,11 @@ Whether Cursor accepts comments in this file was not verified from a primary sou
 it is treated as strict JSON: a file with comments is refused and left alone, like any
 file that does not parse.
 
-The entry: ``{"command": "<abs>/driftguard", "args": ["serve"],
-"env": {"DRIFTGUARD_HOST": "cursor"}}``. driftguard does not read Cursor's own chats; the
-hint tells the server to look for the newest session of any supported CLI.
+The entry: ``{"command": "<abs>/driftguard", "args": ["serve"], "env":
+{"DRIFTGUARD_HOST": "cursor", "DRIFTGUARD_PROJECT_DIR": "${workspaceFolder}"}}``. The host
+hint makes the server score Cursor's own composer chats; the project variable, which
+Cursor expands per window, names the project whose chats those are
+(:data:`~driftguard.setup_scripts._base.CURSOR_PROJECT`).
 """
 
 from __future__ import annotations

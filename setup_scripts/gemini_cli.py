@@ -2,7 +2,7 @@
 §3.2).
 
 Where: ``<gemini root>/settings.json``, the root being ``$GEMINI_CLI_HOME/.gemini`` or
-``~/.gemini`` (:func:`driftguard.discovery.gemini_root`; Gemini CLI 0.61.0's
+``~/.gemini`` (:func:`driftguard.adapters.gemini_cli.root`; Gemini CLI 0.61.0's
 ``Storage.getGlobalSettingsPath``); with ``--project DIR``, ``DIR/.gemini/settings.json``
 (read only in trusted folders). Gemini CLI is *installed* when the root folder exists.
 The key is the top-level ``mcpServers``.
@@ -29,7 +29,7 @@ import json
 import os
 from pathlib import Path
 
-from driftguard.discovery import gemini_root
+from driftguard.adapters.gemini_cli import root as gemini_root
 from driftguard.setup_scripts._base import HostName, HostResult, SetupRequest, display_path
 from driftguard.setup_scripts._safe_edit import JsonServers, edit_stdio_host
 

@@ -14,6 +14,8 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CORPUS = REPO_ROOT.parent / "shared" / "corpus"
 """The shared corpus of real session files (read in place, never copied)."""
+FIXTURES = REPO_ROOT / "tests" / "fixtures"
+"""Synthetic fixture trees in each CLI's on-disk layout (tests/fixtures/README.md)."""
 
 _ENV_TO_CLEAR = (
     "CLAUDE_CONFIG_DIR",
@@ -51,6 +53,17 @@ def isolated_home(
     monkeypatch.setenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH", str(home / "no-system-settings.json"))
     monkeypatch.setenv("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", str(home / "no-system-defaults.json"))
     return home
+
+
+@pytest.fixture
+def fixture_homes(monkeypatch: pytest.MonkeyPatch, isolated_home: Path) -> Path:
+    """Aim each CLI's home variable at its fixture tree (read in place, never written);
+    Cursor's at an empty folder of the private home. Returns the fixtures folder."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(FIXTURES / "claude"))
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(FIXTURES / "gemini"))
+    monkeypatch.setenv("CODEX_HOME", str(FIXTURES / "codex"))
+    monkeypatch.setenv("DRIFTGUARD_CURSOR_USER_DIR", str(isolated_home / "no-cursor"))
+    return FIXTURES
 
 
 def corpus_file(relative: str) -> Path:
@@ -126,7 +139,7 @@ def write_project_session(
     """:func:`write_claude_session` for ``project``, where Claude Code keeps it: in the
     project's folder under ``home/.claude/projects`` (a session folder: its scores are
     recorded, issue #11)."""
-    from driftguard.discovery import claude_project_dir_name
+    from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 
     folder = home / ".claude" / "projects" / claude_project_dir_name(str(project))
     return write_claude_session(

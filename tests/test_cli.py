@@ -9,8 +9,8 @@ import pytest
 import zstandard
 from conftest import corpus_file, write_claude_session
 
+from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.cli import main
-from driftguard.discovery import claude_project_dir_name
 
 
 def test_score_prints_the_recommendation_first_and_the_score_line(
@@ -142,11 +142,11 @@ def test_an_unknown_flag_value_is_a_usage_error_in_one_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     with pytest.raises(SystemExit) as exit_info:
-        main(["score", "--cli", "cursor"])
+        main(["score", "--cli", "windsurf"])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert err.startswith("driftguard score: error: argument --cli: invalid choice: 'cursor'")
+    assert err.startswith("driftguard score: error: argument --cli: invalid choice: 'windsurf'")
     assert err.endswith("(see `driftguard score --help`)\n")
 
 
@@ -228,9 +228,13 @@ def test_without_any_session_the_error_says_where_it_looked(
         "  Claude Code",
         "  Gemini CLI",
         "  Codex CLI",
+        "  Cursor",
+        "  Cursor",
     ]
     assert ".claude" in places[0]
-    assert ".codex" in places[-1]
+    assert ".codex" in places[3]
+    assert "workspaceStorage" in places[4]
+    assert places[-1].endswith("chats in cursorDiskKV composerData:<id>)")
 
 
 def test_demo_scores_a_session_that_is_not_fresh(capsys: pytest.CaptureFixture[str]) -> None:

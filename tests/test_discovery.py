@@ -20,15 +20,15 @@ from typing import Any
 import pytest
 import zstandard
 
+from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
+from driftguard.adapters.claude_code import roots as claude_roots
+from driftguard.adapters.claude_code._find import _base36
+from driftguard.adapters.codex_cli import root as codex_root
+from driftguard.adapters.gemini_cli import project_hash as gemini_project_hash
+from driftguard.adapters.gemini_cli import root as gemini_root
 from driftguard.discovery import (
-    _base36,
-    claude_project_dir_name,
-    claude_roots,
-    codex_root,
     find_session,
     find_sessions,
-    gemini_project_hash,
-    gemini_root,
     newest_session,
     session_search_places,
 )
@@ -713,5 +713,5 @@ def test_search_places_name_the_registry_slug_folder(isolated_home: Path) -> Non
 
 
 def test_unknown_cli_name_is_rejected_with_the_valid_names() -> None:
-    with pytest.raises(UnknownNameError, match="claude_code, gemini_cli, codex_cli"):
-        find_session(DEMO, "cursor")  # type: ignore[arg-type]
+    with pytest.raises(UnknownNameError, match="claude_code, gemini_cli, codex_cli, cursor"):
+        find_session(DEMO, "windsurf")  # type: ignore[arg-type]

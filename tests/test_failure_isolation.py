@@ -29,8 +29,8 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from driftguard import paths
+from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.cli import main
-from driftguard.discovery import claude_project_dir_name
 from driftguard.handoff_files import handoff_files
 from driftguard.hooks import run_hook
 from driftguard.resolve import pointer_path, write_pointer

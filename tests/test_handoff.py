@@ -17,7 +17,7 @@ import string
 import pytest
 from conftest import corpus_file
 
-from driftguard.adapters import parse_session
+from driftguard.adapters import ADAPTERS, parse_session
 from driftguard.handoff import (
     COMMAND_LIMIT,
     ERROR_LIMIT,
@@ -49,8 +49,12 @@ def fake(alphabet: str, length: int, seed: int) -> str:
 
 
 def call(name: str, *, path: str | None = None, command: str | None = None) -> ToolCall:
+    """A tool call of the tool ``name``, of the kind the adapter knowing that name gives it
+    (as the parsers set it)."""
     digest = hashlib.sha256(f"{name}{path}{command}".encode()).hexdigest()[:16]
-    return ToolCall(name=name, args_digest=digest, target_path=path, command=command)
+    kinds = (adapter.tool_kind(name, command) for adapter in ADAPTERS)
+    kind = next((kind for kind in kinds if kind != "other"), "other")
+    return ToolCall(name=name, args_digest=digest, target_path=path, command=command, kind=kind)
 
 
 def user(text: str) -> ParsedMessage:

@@ -15,8 +15,8 @@ from conftest import write_claude_session
 from mcp import Client
 
 from driftguard.adapters import parse_session
+from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.cli import main
-from driftguard.discovery import claude_project_dir_name
 from driftguard.errors import RefusedPathError
 from driftguard.handoff import SECTIONS, build_handoff
 from driftguard.handoff_files import (

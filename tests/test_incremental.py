@@ -27,7 +27,7 @@ from conftest import corpus_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from driftguard.adapters import ADAPTERS, codex_cli, gemini_cli, parse_session
+from driftguard.adapters import codex_cli, gemini_cli, get_adapter, parse_session
 from driftguard.adapters.claude_code import ClaudeCodeParser
 from driftguard.adapters.codex_cli import CodexCliParser
 from driftguard.adapters.gemini_cli import GeminiCliParser
@@ -710,13 +710,14 @@ def test_crlf_line_endings_are_fed_like_a_whole_file_read(tmp_path: Path) -> Non
 
 def _counting_adapter(monkeypatch: pytest.MonkeyPatch, cli: CliName) -> list[Path]:
     calls: list[Path] = []
-    original = ADAPTERS[cli]
+    adapter = get_adapter(cli)
+    original = adapter.parse
 
     def counting(path: Path) -> Session:
         calls.append(path)
         return original(path)
 
-    monkeypatch.setitem(ADAPTERS, cli, counting)
+    monkeypatch.setattr(adapter, "parse", counting)
     return calls
 
 
@@ -892,4 +893,4 @@ def test_deleted_file_is_forgotten(tmp_path: Path) -> None:
 def test_unknown_cli_name_is_rejected(tmp_path: Path) -> None:
     path = claude_file(tmp_path)
     with pytest.raises(UnknownNameError, match="claude_code"):
-        SessionCache().get(path, "cursor")  # type: ignore[arg-type]
+        SessionCache().get(path, "windsurf")  # type: ignore[arg-type]

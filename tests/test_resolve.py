@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from conftest import write_claude_session
 
-from driftguard.discovery import claude_project_dir_name
+from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.errors import SessionNotFoundError
 from driftguard.resolve import (
+    choose_project,
     cli_for_host,
     pointer_path,
     read_pointer,
@@ -94,6 +95,24 @@ def test_the_pointer_is_read_back_and_must_point_at_a_file(tmp_path: Path, proje
     assert read_pointer(project) is None
 
 
+def test_a_pointer_write_that_fails_keeps_the_old_pointer_and_leaves_no_temporary(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = write_claude_session(tmp_path / "old.jsonl", ["a", "b"])
+    new = write_claude_session(tmp_path / "new.jsonl", ["c", "d"])
+    written = write_pointer(project, old, "claude_code", "sid")
+
+    def full_disk(_fd: int, _data: object) -> int:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "write", full_disk)
+        with pytest.raises(OSError, match="No space"):
+            write_pointer(project, new, "claude_code", "sid")
+    assert read_pointer(project) == (old, "claude_code")
+    assert [p.name for p in written.parent.iterdir()] == [written.name]
+
+
 def test_a_corrupt_pointer_is_ignored(isolated_home: Path, project: Path) -> None:
     session = claude_session(isolated_home, project)
     pointer_path(project).parent.mkdir(parents=True)
@@ -127,6 +146,17 @@ def test_only_restricts_every_step_to_one_cli(
     assert [detail.split(":")[0] for detail in caught.value.details] == ["Codex CLI"]
 
 
+def test_a_known_hosts_call_passes_over_another_clis_pointer(
+    isolated_home: Path, project: Path, tmp_path: Path
+) -> None:
+    transcript = write_claude_session(tmp_path / "t.jsonl", ["a", "b"])
+    write_pointer(project, transcript, "claude_code", None)
+    assert resolve_session(None, project=project, env={}).resolved_by == "pointer"
+    with pytest.raises(SessionNotFoundError) as caught:
+        resolve_session(None, client_name="codex-mcp-client", project=project, env={})
+    assert [detail.split(":")[0] for detail in caught.value.details] == ["Codex CLI"]
+
+
 @pytest.mark.parametrize(
     ("client", "env", "expected"),
     [
@@ -134,9 +164,9 @@ def test_only_restricts_every_step_to_one_cli(
         ("gemini-cli-mcp-client", {}, "gemini_cli"),
         ("Codex", {}, "codex_cli"),
         ("codex-mcp-client", {}, "codex_cli"),
-        ("cursor-vscode", {"CLAUDECODE": "1"}, None),
+        ("cursor-vscode", {"CLAUDECODE": "1"}, "cursor"),
         (None, {"DRIFTGUARD_HOST": "gemini_cli"}, "gemini_cli"),
-        (None, {"DRIFTGUARD_HOST": "cursor", "CLAUDECODE": "1"}, None),
+        (None, {"DRIFTGUARD_HOST": "cursor", "CLAUDECODE": "1"}, "cursor"),
         (None, {"CLAUDECODE": "1"}, "claude_code"),
         (None, {"GEMINI_CLI": "1"}, "gemini_cli"),
         ("inspector-cli", {}, None),
@@ -146,3 +176,32 @@ def test_the_host_is_told_by_client_name_then_environment(
     client: str | None, env: dict[str, str], expected: str | None
 ) -> None:
     assert cli_for_host(client, env) == expected
+
+
+@pytest.mark.parametrize(
+    ("env", "roots", "expected"),
+    [
+        (
+            {"DRIFTGUARD_PROJECT_DIR": "/p/a", "CLAUDE_PROJECT_DIR": "/p/b"},
+            ["/p/r"],
+            ("/p/a", "DRIFTGUARD_PROJECT_DIR"),
+        ),
+        (
+            {"DRIFTGUARD_PROJECT_DIR": "${workspaceFolder}", "CLAUDE_PROJECT_DIR": "/p/b"},
+            [],
+            ("/p/b", "CLAUDE_PROJECT_DIR"),
+        ),
+        ({"DRIFTGUARD_PROJECT_DIR": "${workspaceFolder}/app"}, ["/p/r", "/p/s"], ("/p/r", "roots")),
+        ({"DRIFTGUARD_PROJECT_DIR": "  "}, [], (None, "cwd")),
+    ],
+)
+def test_the_project_is_the_first_named_of_the_variables_the_roots_and_the_cwd(
+    env: dict[str, str],
+    roots: list[str],
+    expected: tuple[str | None, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    project, source = choose_project(env, [Path(r) for r in roots])
+    assert (project, source) == (Path(expected[0]) if expected[0] else Path.cwd(), expected[1])

@@ -28,8 +28,8 @@ from conftest import write_claude_session
 from mcp import Client
 from secret_corpus import KINDS, NEAR_MISSES, Kind
 
+from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.cli import main
-from driftguard.discovery import claude_project_dir_name
 from driftguard.hooks import run_hook
 from driftguard.secrets import gate
 from driftguard.server import create_server

@@ -17,7 +17,7 @@ from mcp import Client, MCPError
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import Implementation
 
-from driftguard.discovery import claude_project_dir_name
+from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.history import HistoryStore
 from driftguard.resolve import write_pointer
 from driftguard.server import create_server
@@ -283,7 +283,8 @@ async def test_the_structured_content_is_score_json_with_the_text_and_notes(
     assert list(data) == [*printed, "text", "notes"]
     assert next(iter(data)) == "recommendation"
     session = dict(data["session"])
-    assert session.pop("note") is None
+    # the server also says which project it looked in, and where that came from
+    assert (session.pop("project"), session.pop("project_source")) == (str(project), "cwd")
     assert {**data, "session": session, "text": None, "notes": None} == {
         **printed,
         "text": None,
@@ -323,7 +324,7 @@ async def test_get_trend_has_the_field_names_of_trend_json_and_speaks_to_the_mod
     printed = json.loads(capsys.readouterr().out)
     assert list(data) == [*printed, "text", "notes"]
     session = dict(data["session"])
-    session.pop("note")
+    assert (session.pop("project"), session.pop("project_source")) == (str(project), "cwd")
     assert {**data, "session": session, "text": None, "notes": None} == {
         **printed,
         "text": None,
@@ -489,18 +490,17 @@ def test_a_server_answers_initialize_and_lists_its_tools_before_importing_the_en
     assert done.stdout.splitlines()[-1] == "[]"
 
 
-async def test_under_cursor_the_result_says_which_cli_session_was_scored(
+async def test_under_cursor_another_clis_session_is_not_scored_and_the_error_says_so(
     project: Path,
 ) -> None:
     info = Implementation(name="cursor-vscode", version="1.0")
     async with Client(create_server(), mode="legacy", client_info=info) as cursor:
         result = await cursor.call_tool("get_drift", {})
-    data = result.structured_content
-    assert data is not None
-    assert data["session"]["resolved_by"] == "newest_in_project"
-    assert "Cursor" in data["session"]["note"]
-    assert "claude_code" in data["session"]["note"]
-    assert "Note: Cursor" in data["text"]
+    assert result.is_error is True
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert f"Cursor stores no chat for {project}; looked in:" in text
+    assert "workspaceStorage" in text
+    assert "claude_code" not in text
 
 
 async def test_the_handoff_prompt_names_where_it_looked_when_nothing_is_found(
@@ -697,7 +697,7 @@ async def test_a_symlink_in_a_session_folder_to_a_file_outside_is_refused(
         assert result.is_error is True
         text = result.content[0].text  # type: ignore[union-attr]
         assert "PRIVATE-NOTE" not in text
-        assert "refused" in text or "no session file named after" in text
+        assert "refused" in text or "no session named after" in text
 
 
 async def test_the_users_home_config_is_outside_the_session_folders(
@@ -740,7 +740,7 @@ async def test_a_session_id_is_found_only_inside_the_session_folders(
     write_claude_session(tmp_path / f"{session_id}.jsonl", [SECRET_NOTE, SECRET_NOTE])
     missing = await client.call_tool("get_drift", {"session": session_id})
     assert missing.is_error is True
-    assert "no session file named after" in missing.content[0].text  # type: ignore[union-attr]
+    assert "no session named after" in missing.content[0].text  # type: ignore[union-attr]
     inside = write_claude_session(
         _named_file(isolated_home, f"{session_id}.jsonl"), ["ok", "fine"], session_id=session_id
     )

@@ -333,7 +333,7 @@ def test_watch_under_a_pty_waits_for_a_first_session_then_shows_it_and_exits_0_o
 ) -> None:
     import pty
 
-    from driftguard.discovery import claude_project_dir_name
+    from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 
     project = tmp_path / "site"
     project.mkdir()

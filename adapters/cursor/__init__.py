@@ -27,7 +27,11 @@ What this package gives the integration (finding, reading, describing)::
     places = search_places(project, user)               # for "nothing found" messages
 
 ``Session.path`` is :func:`session_locator` (``<global state.vscdb>#<composerId>``) and
-``Session.session_id`` the composer id.
+``Session.session_id`` the composer id. :data:`ADAPTER` (:class:`Cursor`) is what the
+registry holds: it finds a project's newest chat and chats by id, names a chat by that
+locator (a session with no file of its own), and names the global database and its
+write-ahead log as the files whose change means a chat may have changed (the parse cache
+reads a chat again then; ``driftguard watch`` wakes up on them).
 
 Raises (every function that reads a database): :class:`~driftguard.errors.SessionFormatError`
 naming the file when a database that exists cannot be read (not SQLite, locked, a table or
@@ -38,10 +42,16 @@ skipped and counted in ``Session.skipped_lines``.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from driftguard.adapters._base import Adapter, Found
+from driftguard.adapters._compaction import HostSetting, UsableWindow
+from driftguard.adapters._scan import IdQuery, ProjectPaths
+from driftguard.adapters.cursor import _compaction
 from driftguard.adapters.cursor._catalog import (
     NEWEST_PROBES,
     ComposerHead,
@@ -55,12 +65,13 @@ from driftguard.adapters.cursor._parse import (
     EDIT_TOOLS,
     READ_TOOLS,
     SHELL_TOOLS,
-    ToolKind,
+    TOOL_KINDS,
     build_session,
     decode_object,
     tool_kind,
 )
 from driftguard.adapters.cursor._paths import (
+    GLOBAL_DB,
     USER_DIR_ENV,
     WORKSPACE_DB,
     WORKSPACE_STORAGE,
@@ -71,18 +82,20 @@ from driftguard.adapters.cursor._paths import (
     workspace_folder,
 )
 from driftguard.adapters.cursor._store import StateDb
-from driftguard.errors import SessionNotFoundError
-from driftguard.model import Session
+from driftguard.errors import SessionFormatError, SessionNotFoundError
+from driftguard.model import CliName, Session, ToolKind
 
 __all__ = [
+    "ADAPTER",
     "DEFAULT_CONTEXT_WINDOW",
     "EDIT_TOOLS",
     "READ_TOOLS",
     "SHELL_TOOLS",
+    "TOOL_KINDS",
     "USER_DIR_ENV",
     "ComposerHead",
+    "Cursor",
     "CursorChat",
-    "ToolKind",
     "build_session",
     "file_uri_to_path",
     "find_composer",
@@ -205,7 +218,11 @@ def read_chat(chat: CursorChat) -> Session:
     return parse_composer(chat.db, chat.composer_id, cwd=chat.folder)
 
 
-def project_composers(project: Path, user: Path | None = None) -> list[ComposerHead]:
+def _paths(project: Path | ProjectPaths) -> ProjectPaths:
+    return project if isinstance(project, ProjectPaths) else ProjectPaths.of(project)
+
+
+def project_composers(project: Path | ProjectPaths, user: Path | None = None) -> list[ComposerHead]:
     """The chats of ``project`` the composer lists name, newest first, subagents' chats
     left out: the lists of every workspace folder of the project (:func:`project_workspaces`)
     and the global ``composer.composerHeaders`` entries of those workspaces or of the
@@ -215,13 +232,14 @@ def project_composers(project: Path, user: Path | None = None) -> list[ComposerH
         SessionFormatError: a database that exists cannot be read (names the file).
     """
     base = user_dir() if user is None else user
-    workspaces = project_workspaces(project, base)
+    paths = _paths(project)
+    workspaces = project_workspaces(paths, base)
     heads = [head for w in workspaces for head in workspace_heads(w)]
-    heads += global_heads(global_db_path(base), workspaces=workspaces, folder=project)
+    heads += global_heads(global_db_path(base), workspaces=workspaces, folder=paths)
     return merge_heads(heads)
 
 
-def newest_composer(project: Path, user: Path | None = None) -> CursorChat | None:
+def newest_composer(project: Path | ProjectPaths, user: Path | None = None) -> CursorChat | None:
     """The chat of ``project`` in use: the newest listed chat (:func:`project_composers`)
     whose ``composerData`` holds at least one message, trying the :data:`NEWEST_PROBES`
     newest; ``None`` when Cursor stores no such chat for the project.
@@ -230,7 +248,8 @@ def newest_composer(project: Path, user: Path | None = None) -> CursorChat | Non
         SessionFormatError: a database that exists cannot be read (names the file).
     """
     base = user_dir() if user is None else user
-    heads = project_composers(project, base)
+    paths = _paths(project)
+    heads = project_composers(paths, base)
     db = global_db_path(base)
     if not heads or not db.is_file():
         return None
@@ -242,7 +261,7 @@ def newest_composer(project: Path, user: Path | None = None) -> CursorChat | Non
                 return CursorChat(
                     composer_id=head.composer_id,
                     db=db,
-                    folder=folder or str(project),
+                    folder=folder or paths.given,
                     workspace=head.workspace,
                     last_updated=head.last_updated,
                 )
@@ -265,23 +284,100 @@ def find_composer(composer_id: str, user: Path | None = None) -> CursorChat | No
     return CursorChat(composer_id=composer_id, db=db)
 
 
-def search_places(project: Path, user: Path | None = None) -> list[str]:
+def search_places(project: Path | ProjectPaths, user: Path | None = None) -> list[str]:
     """Where :func:`newest_composer` looks for ``project``'s chats, one readable line each
     (``"Cursor: <file> (<what is looked for>)"``), for error messages. Reads only the
     ``workspace.json`` files."""
     base = user_dir() if user is None else user
     storage = base / WORKSPACE_STORAGE
-    workspaces = project_workspaces(project, base)
+    paths = _paths(project)
+    shown = paths.given
+    workspaces = project_workspaces(paths, base)
     places = [
-        f"Cursor: {w / WORKSPACE_DB} (ItemTable composer.composerData: the chats of {project})"
+        f"Cursor: {w / WORKSPACE_DB} (ItemTable composer.composerData: the chats of {shown})"
         for w in workspaces
     ]
     if not workspaces:
-        places.append(
-            f"Cursor: {storage} (a */workspace.json whose folder is {project}: none found)"
-        )
+        places.append(f"Cursor: {storage} (a */workspace.json whose folder is {shown}: none found)")
     places.append(
         f"Cursor: {global_db_path(base)} (ItemTable composer.composerHeaders entries of "
-        f"{project}; chats in cursorDiskKV composerData:<id>)"
+        f"{shown}; chats in cursorDiskKV composerData:<id>)"
     )
     return places
+
+
+def _store_files(db: Path) -> tuple[Path, Path]:
+    """The global database and its write-ahead log (where Cursor's writes land first)."""
+    return db, db.with_name(db.name + "-wal")
+
+
+class Cursor(Adapter):
+    """Cursor's composer chats, kept in its SQLite stores; a chat is named by its locator
+    ``<global state.vscdb>#<composerId>`` (:func:`session_locator`)."""
+
+    name: ClassVar[CliName] = "cursor"
+    label: ClassVar[str] = "Cursor"
+    noun: ClassVar[str] = "chat"
+
+    def session_folders(self) -> list[Path]:
+        """None: Cursor's chats are rows of a database, never files of their own."""
+        return []
+
+    def holds(self, path: Path) -> bool:
+        """A locator of a chat in Cursor's global database (symlinks resolved)."""
+        split = split_locator(str(path)) if self.owns_locator(path) else None
+        if split is None:
+            return False
+        db = global_db_path(user_dir())
+        return os.path.realpath(split[0]) == os.path.realpath(db)
+
+    def newest(self, project: ProjectPaths) -> Found | None:
+        chat = newest_composer(project)
+        if chat is None:
+            return None
+        when = chat.last_updated if chat.last_updated is not None else 0.0
+        return Found(Path(chat.locator), int(when * 1_000_000_000))
+
+    def search_places(self, project: ProjectPaths) -> list[str]:
+        return search_places(project)
+
+    def by_id(self, query: IdQuery) -> Iterator[Path]:
+        """The chat whose composer id is the query (one key lookup)."""
+        chat = find_composer(query.text)
+        if chat is not None:
+            yield Path(chat.locator)
+
+    def id_places(self) -> list[Path]:
+        return [global_db_path(user_dir())]
+
+    def owns_locator(self, path: Path) -> bool:
+        """``<…/globalStorage/state.vscdb>#<id>``, not itself a file (stats only)."""
+        split = split_locator(str(path))
+        return split is not None and split[0].name == GLOBAL_DB.name and not path.is_file()
+
+    def is_session_name(self, name: str) -> bool:
+        return name in (GLOBAL_DB.name, GLOBAL_DB.name + "-wal")
+
+    def parse(self, path: Path) -> Session:
+        split = split_locator(str(path)) if self.owns_locator(path) else None
+        if split is None:
+            raise SessionFormatError(
+                f"{path} names no Cursor chat (expected <state.vscdb>#<composer id>)"
+            )
+        return parse_composer(*split)
+
+    def store_files(self, path: Path) -> tuple[Path, ...]:
+        split = split_locator(str(path))
+        return _store_files(split[0]) if split is not None else ()
+
+    def tool_kind(self, name: str, command: str | None = None) -> ToolKind:
+        return tool_kind(name, command)
+
+    def usable_window(
+        self, window: int, settings: Mapping[str, HostSetting], *, window_from_file: bool
+    ) -> UsableWindow:
+        return _compaction.usable_window(window)
+
+
+ADAPTER = Cursor()
+"""The Cursor adapter the registry holds."""

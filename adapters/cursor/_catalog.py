@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from driftguard.adapters._common import decode_json, parse_timestamp
-from driftguard.adapters.cursor._paths import WORKSPACE_DB, same_folder
+from driftguard.adapters._scan import ProjectPaths
+from driftguard.adapters.cursor._paths import WORKSPACE_DB
 from driftguard.adapters.cursor._store import StateDb
 
 __all__ = [
@@ -113,7 +114,7 @@ def workspace_heads(workspace: Path) -> list[ComposerHead]:
 
 
 def global_heads(
-    db: Path, *, workspaces: Collection[Path] = (), folder: Path | None = None
+    db: Path, *, workspaces: Collection[Path] = (), folder: ProjectPaths | None = None
 ) -> list[ComposerHead]:
     """The chats the global database's ``composer.composerHeaders`` attributes to one of
     ``workspaces`` (by ``workspaceIdentifier.id``, the workspace folder's name) or to the
@@ -137,7 +138,7 @@ def global_heads(
         fs_path = uri.get("fsPath") if isinstance(uri, dict) else None
         if isinstance(ident, str) and ident in by_name:
             heads.append(_head(entry, by_name[ident]))
-        elif folder is not None and isinstance(fs_path, str) and same_folder(fs_path, folder):
+        elif folder is not None and isinstance(fs_path, str) and folder.is_path(fs_path):
             heads.append(_head(entry, None))
     return heads
 

@@ -13,8 +13,9 @@ field read and where each is documented. In short (design §4, §5.1, §5.3):
   non-blank ``text`` → an assistant message (``thinking`` is never text). A ``type`` 2 bubble's
   ``toolFormerData`` is one tool call (``name``; arguments from ``rawArgs``, else ``params``;
   JSON strings are decoded) hung on its assistant message, or, on a bubble without text, on a
-  ``role="tool"`` message carrying the call's ``result``; a bubble with text gets its result as
-  a separate ``role="tool"`` message. ``is_error`` when ``status`` is ``"error"``.
+  ``role="tool"`` message with empty content (as every adapter writes a response of tool
+  calls only); its ``result`` follows as a separate ``role="tool"`` message (the tool result
+  fed back to the model), ``is_error`` when ``status`` is ``"error"``.
 - **Compaction.** Cursor's summary (``aiserver.v1.ConversationSummary``: ``summary``,
   ``truncationLastBubbleIdInclusive``, ``clientShouldStartSendingFromInclusiveBubbleId``) is
   recorded on the bubble that carries it (``conversationSummary``, a JSON string) and as the
@@ -45,9 +46,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from driftguard.adapters._common import (
+    ToolKinds,
     decode_json,
     estimate_tokens,
     make_tool_call,
@@ -55,14 +57,14 @@ from driftguard.adapters._common import (
     read_token_count,
 )
 from driftguard.adapters.cursor._paths import file_uri_to_path
-from driftguard.model import ParsedMessage, Session, ToolCall
+from driftguard.model import ParsedMessage, Session, ToolCall, ToolKind
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
     "EDIT_TOOLS",
     "READ_TOOLS",
     "SHELL_TOOLS",
-    "ToolKind",
+    "TOOL_KINDS",
     "build_session",
     "decode_object",
     "tool_kind",
@@ -79,8 +81,6 @@ window recorded in the chat wins whenever there is one."""
 USER: Final = 1
 ASSISTANT: Final = 2
 """Bubble ``type`` values: 1 = the person's message, 2 = the model's (every write-up)."""
-
-ToolKind = Literal["edit", "shell", "read", "other"]
 
 EDIT_TOOLS: Final = frozenset(
     {
@@ -124,16 +124,14 @@ _PATH_KEYS: Final = ("relativeWorkspacePath", "targetFile", "target_directory")
 does not know (``relativeWorkspacePath`` in ``params`` of the ``*_v2`` tools, git-ai)."""
 
 
-def tool_kind(name: str) -> ToolKind:
+TOOL_KINDS: Final = ToolKinds(edit=EDIT_TOOLS, shell=SHELL_TOOLS, read=READ_TOOLS)
+"""Cursor's tools by what they do; MCP tools and anything not listed are ``"other"``."""
+
+
+def tool_kind(name: str, command: str | None = None) -> ToolKind:
     """What a Cursor tool call does, by its ``toolFormerData.name``: ``"edit"``,
     ``"shell"``, ``"read"`` or ``"other"`` (MCP tools and anything not listed)."""
-    if name in EDIT_TOOLS:
-        return "edit"
-    if name in SHELL_TOOLS:
-        return "shell"
-    if name in READ_TOOLS:
-        return "read"
-    return "other"
+    return TOOL_KINDS.of(name, command)
 
 
 def decode_object(value: object) -> dict[str, Any] | None:
@@ -205,7 +203,7 @@ def _tool_call(data: Mapping[str, Any]) -> ToolCall | None:
     if not isinstance(name, str) or not name:
         return None
     args = _arguments(data)
-    call = make_tool_call(name, args)
+    call = make_tool_call(name, args, TOOL_KINDS)
     if call.target_path is None and isinstance(args, dict):
         for key in _PATH_KEYS:
             target = args.get(key)
@@ -338,14 +336,13 @@ def _bubble_item(
             out.append(
                 ParsedMessage(
                     role="tool",
-                    content=result,
+                    content="",
                     token_count=input_tokens,
                     timestamp=timestamp,
                     tool_calls=(call,),
-                    is_error=error,
                 )
             )
-        elif result or error:
+        if result or error:
             out.append(
                 ParsedMessage(role="tool", content=result, timestamp=timestamp, is_error=error)
             )

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Mapping
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
 from typing import Final
 from urllib.parse import unquote, urlsplit
 
 from driftguard.adapters._common import decode_json
+from driftguard.adapters._scan import ProjectPaths, read_bounded, scan_dirs
 
 __all__ = [
     "GLOBAL_DB",
@@ -31,7 +32,6 @@ __all__ = [
     "file_uri_to_path",
     "global_db_path",
     "project_workspaces",
-    "same_folder",
     "user_dir",
     "workspace_folder",
 ]
@@ -120,38 +120,12 @@ def file_uri_to_path(uri: str) -> str | None:
     return path or None
 
 
-def _folder_key(path: str) -> str:
-    """A comparable form of a folder path: absolute, normalised, case-folded where the
-    platform's file names are, with either slash accepted for a Windows path."""
-    if (len(path) >= 2 and path[1] == ":") or path.startswith("//") or "\\" in path:
-        return str(PureWindowsPath(path)).lower().rstrip("\\")
-    return os.path.normcase(os.path.normpath(os.path.abspath(path)))
-
-
-def same_folder(first: str | Path, second: str | Path) -> bool:
-    """Whether two folder paths name the same folder: equal once normalised, or equal once
-    symbolic links are resolved."""
-    a, b = str(first), str(second)
-    if not a or not b:
-        return False
-    if _folder_key(a) == _folder_key(b):
-        return True
-    try:
-        return _folder_key(str(Path(a).resolve())) == _folder_key(str(Path(b).resolve()))
-    except (OSError, RuntimeError, ValueError):
-        return False
-
-
 def workspace_folder(workspace: Path) -> str | None:
     """The local folder a ``workspaceStorage/<id>/`` folder stands for, from its
     ``workspace.json`` ``folder`` URI; ``None`` when the file is missing, unreadable, not a
     JSON object, names a multi-root ``workspace`` file instead, or a remote folder."""
-    try:
-        with (workspace / WORKSPACE_JSON).open("rb") as fh:
-            data = fh.read(_WORKSPACE_JSON_LIMIT + 1)
-    except OSError:
-        return None
-    if len(data) > _WORKSPACE_JSON_LIMIT:
+    data = read_bounded(workspace / WORKSPACE_JSON, _WORKSPACE_JSON_LIMIT + 1)
+    if data is None or len(data) > _WORKSPACE_JSON_LIMIT:
         return None
     try:
         value = decode_json(data)
@@ -167,19 +141,6 @@ def workspace_folder(workspace: Path) -> str | None:
     return None
 
 
-def _workspace_dirs(user: Path) -> Iterator[Path]:
-    try:
-        with os.scandir(user / WORKSPACE_STORAGE) as entries:
-            for entry in entries:
-                try:
-                    if entry.is_dir():
-                        yield Path(entry.path)
-                except OSError:
-                    continue
-    except OSError:
-        return
-
-
 def _mtime(path: Path) -> float:
     try:
         return path.stat().st_mtime
@@ -187,17 +148,19 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
-def project_workspaces(project: Path, user: Path) -> list[Path]:
-    """The ``workspaceStorage/<id>/`` folders whose ``workspace.json`` folder is ``project``,
-    the most recently used first (by the mtime of their ``state.vscdb``).
+def project_workspaces(project: Path | ProjectPaths, user: Path) -> list[Path]:
+    """The ``workspaceStorage/<id>/`` folders whose ``workspace.json`` folder is ``project``
+    (either of its path forms), the most recently used first (by the mtime of their
+    ``state.vscdb``).
 
     One project can own several: Cursor makes a new id when the folder is opened through
     another path or after its storage was reset. Reads only the ``workspace.json`` files.
     """
+    paths = project if isinstance(project, ProjectPaths) else ProjectPaths.of(project)
     found = [
         folder
-        for folder in _workspace_dirs(user)
-        if (named := workspace_folder(folder)) is not None and same_folder(named, project)
+        for folder in scan_dirs(user / WORKSPACE_STORAGE)
+        if (named := workspace_folder(folder)) is not None and paths.is_path(named)
     ]
     found.sort(key=lambda folder: _mtime(folder / WORKSPACE_DB), reverse=True)
     return found

@@ -25,12 +25,20 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
 
 from driftguard.budget import Budget
 from driftguard.budget import budget as room_left
 from driftguard.compaction import UsableWindow, usable_window
-from driftguard.model import FACTOR_NAMES, SCORINGS, WARN_THRESHOLDS, Scoring, Session
+from driftguard.model import (
+    FACTOR_NAMES,
+    SCORINGS,
+    WARN_THRESHOLDS,
+    ResolvedBy,
+    Scoring,
+    Session,
+    State,
+    WindowSource,
+)
 from driftguard.scoring import calibrated, factors
 from driftguard.scoring.calibrated import CALIBRATION, Calibration, Measures
 from driftguard.scoring.features import Features
@@ -54,12 +62,6 @@ __all__ = [
     "score_session",
     "state_for",
 ]
-
-State = Literal["fresh", "warming", "drifting", "polluted"]
-ResolvedBy = Literal["path", "argument", "pointer", "env_session_id", "newest_in_project"]
-WindowSource = Literal["file", "host", "config", "flag"]
-"""Where the nominal context window came from: the session file and model name, the host's
-status line, a config file's ``contextWindow``, or ``--context-window``."""
 
 DEFAULT_WARN_THRESHOLD = WARN_THRESHOLDS["calibrated"]
 """Score from which the handoff is suggested unless the config says otherwise: the

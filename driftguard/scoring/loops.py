@@ -55,9 +55,8 @@ import re
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
-from driftguard.model import ParsedMessage, ToolCall
+from driftguard.model import LoopKind, ParsedMessage, ToolCall
 from driftguard.terminal import printable
 
 __all__ = [
@@ -91,8 +90,6 @@ K_CALL = 5
 (``TOOL_CALL_LOOP_THRESHOLD``)."""
 M_ALT = 6
 """Steps of A-B-A-B alternation that OpenHands calls a loop (its last 6 steps)."""
-
-LoopKind = Literal["same_result", "failing", "same_call", "retried", "alternating"]
 
 _EXIT_CODE = re.compile(r"\A\s*(?:<returncode>\s*(-?\d+)\s*</returncode>|Exit code:?\s*(-?\d+))")
 _SUMMARY_CHARS = 60

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Mapping
-from datetime import UTC, datetime
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Final
 
 from driftguard.budget import turns_phrase
-from driftguard.model import FACTOR_NAMES, Audience, GoalUse, Recording
-from driftguard.scoring.composite import NOT_ENOUGH_MESSAGES, DriftReport, WindowSource
+from driftguard.model import FACTOR_NAMES, Audience, GoalUse, Recording, WindowSource
+from driftguard.scoring.composite import NOT_ENOUGH_MESSAGES, DriftReport
+from driftguard.scoring.format import BAR_CELLS, bar, display_round, iso_utc, plural, when_utc
 from driftguard.scoring.loops import describe_loop
 from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE
 from driftguard.terminal import printable
@@ -42,30 +41,10 @@ __all__ = [
     "when_utc",
 ]
 
-BAR_CELLS = 10
 WEIGHT_DECIMALS = 4
 """Decimals of the weights in the JSON report (the scorer uses them unrounded)."""
 GOAL_CHARS_SHOWN = 120
 """Characters of the goal shown in the text report (the JSON has all of it)."""
-
-
-def display_round(value: float) -> float:
-    """``value`` rounded half up to one decimal (12.25 → 12.3), for display only."""
-    return float(Decimal(repr(value)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
-
-
-def bar(points: float) -> str:
-    """A 10-cell bar of ``█`` and ``░`` for 0–100 points, one cell per 10 points (half up)."""
-    filled = min(
-        BAR_CELLS, max(0, int(Decimal(repr(points / 10)).quantize(Decimal(1), ROUND_HALF_UP)))
-    )
-    return "█" * filled + "░" * (BAR_CELLS - filled)
-
-
-def plural(count: int, noun: str, nouns: str | None = None) -> str:
-    """``"1 message"``, ``"2 messages"``: the count and the noun in the right number
-    (``nouns`` when the plural is not the noun plus ``s``)."""
-    return f"{count:,} {noun if count == 1 else (nouns or noun + 's')}"
 
 
 def handoff_line(audience: Audience) -> str:
@@ -76,11 +55,6 @@ def handoff_line(audience: Audience) -> str:
         "→ Call get_handoff() (or save_handoff() to save it for the next session) to carry "
         "this work into a fresh session."
     )
-
-
-def iso_utc(ts: float) -> str:
-    """``ts`` (seconds since the epoch) as ISO 8601 UTC to the second: ``2026-11-30T10:02:00Z``."""
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _loop_json(report: DriftReport) -> dict[str, Any] | None:
@@ -187,11 +161,6 @@ def _hidden_factors(report: DriftReport, names: list[str]) -> str:
         together = zero[0] if len(zero) == 1 else f"{', '.join(zero[:-1])} and {zero[-1]}"
         listed.append(f"{together} 0")
     return "; ".join(listed)
-
-
-def when_utc(ts: float) -> str:
-    """``ts`` (seconds since the epoch) for people: ``2026-11-30 10:02 UTC``."""
-    return f"{iso_utc(ts)[:16].replace('T', ' ')} UTC"
 
 
 def render_text(report: DriftReport, *, audience: Audience = "cli") -> str:

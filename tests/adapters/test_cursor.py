@@ -31,7 +31,7 @@ from cursor_home import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from driftguard.adapters import cursor
+from driftguard.adapters import cursor, get_adapter
 from driftguard.adapters._common import estimate_tokens, make_tool_call
 from driftguard.adapters.cursor import _store
 from driftguard.adapters.cursor._store import StateDb
@@ -330,8 +330,10 @@ def test_tool_results_become_tool_messages_and_errors_are_marked(home: CursorHom
     roles = [(m.role, m.content, m.is_error, len(m.tool_calls)) for m in session.messages]
     assert roles == [
         ("user", "build it", False, 0),
-        ("tool", '{"contents": "all:"}', False, 1),  # the stored JSON text
-        ("tool", "make: *** Error 2", True, 1),
+        ("tool", "", False, 1),  # the call, as every adapter writes a call-only response
+        ("tool", '{"contents": "all:"}', False, 0),  # its result: the stored JSON text
+        ("tool", "", False, 1),
+        ("tool", "make: *** Error 2", True, 0),
         ("assistant", "The build failed; let me look.", False, 1),
         ("tool", "", True, 0),
     ]
@@ -597,10 +599,10 @@ def test_a_cursor_chat_scores_and_names_cursor_in_its_wording(home: CursorHome) 
     assert "before Cursor compacts it" in report.recommendation
 
 
-def test_cursor_is_a_cli_name_not_yet_in_the_file_based_list() -> None:
+def test_cursor_is_a_source_of_the_registry_like_the_file_based_clis() -> None:
     assert "cursor" in get_args(CliName)
-    assert "cursor" not in CLI_NAMES
-    assert set(CLI_NAMES) < set(get_args(CliName))
+    assert get_args(CliName) == CLI_NAMES
+    assert get_adapter("cursor") is cursor.ADAPTER
 
 
 # ---------------------------------------------------------------------- finding chats

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from driftguard.adapters._common import MAX_JSON_DEPTH, load_record
 from driftguard.adapters._fastjson import load_object, load_typed
-from driftguard.adapters.claude_code import _DECODER, _record_from
+from driftguard.adapters.claude_code._parse import _DECODER, _record_from
 
 
 def same(a: object, b: object) -> bool:

@@ -694,7 +694,7 @@ def test_legacy_json_with_string_content_is_read(tmp_path: Path) -> None:
 def test_legacy_json_that_does_not_parse_raises_after_retries(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(gemini_cli, "LEGACY_RETRY_DELAY", 0.0)
+    monkeypatch.setattr(gemini_cli._parse, "LEGACY_RETRY_DELAY", 0.0)
     path = legacy_file(tmp_path, '{"sessionId": "x", "messages": [')
     with pytest.raises(SessionFormatError, match="not a readable Gemini CLI session"):
         parse(path)

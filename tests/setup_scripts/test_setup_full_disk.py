@@ -88,5 +88,5 @@ def test_a_backup_written_within_the_limit_is_whole(isolated_home: Path, tmp_pat
     assert done.returncode == 0, done.stdout + done.stderr
     backups = list(isolated_home.glob(".claude.json.driftguard-backup-*"))
     assert [b.read_bytes() for b in backups] == [original]
-    assert not list(isolated_home.glob("*.driftguard-tmp"))
+    assert not list(isolated_home.glob(".*.tmp"))
     assert os.stat(backups[0]).st_nlink == 1  # the temporary name is gone

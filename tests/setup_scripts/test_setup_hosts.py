@@ -21,7 +21,7 @@ import pytest
 from setup_helpers import HOST_FILES, inserted_chunks, install_fixture_home, snapshot
 
 from driftguard.cli import SETUP_HOSTS, main
-from driftguard.resolve import HOST_ENV, cli_for_host
+from driftguard.resolve import HOST_ENV, PROJECT_ENV, cli_for_host
 from driftguard.setup_scripts import HOST_NAMES, find_console_script
 from driftguard.setup_scripts._jsonc import parse as parse_jsonc
 
@@ -58,7 +58,10 @@ def _servers(home: Path, host: str) -> dict[str, Any]:
 
 
 def _expected_entry(host: str) -> dict[str, Any]:
-    entry: dict[str, Any] = {"command": _command(), "args": ["serve"], "env": {HOST_ENV: host}}
+    env = {HOST_ENV: host}
+    if host == "cursor":  # Cursor expands it per window: the project the server serves
+        env[PROJECT_ENV] = "${workspaceFolder}"
+    entry: dict[str, Any] = {"command": _command(), "args": ["serve"], "env": env}
     if host == "claude_code":
         entry = {"type": "stdio", **entry}
     if host == "codex_cli":
@@ -459,7 +462,7 @@ def test_every_edit_backs_up_the_file_with_its_permission_bits(
         assert stat.S_IMODE(backups[0].stat().st_mode) == mode
         assert f"    backup: ~/{backups[0].relative_to(isolated_home)}" in out
     # No temporary file is left behind.
-    assert not list(isolated_home.rglob("*.driftguard-tmp"))
+    assert not list(isolated_home.rglob(".*.tmp"))
 
 
 def test_a_symlinked_config_is_edited_through_its_link(isolated_home: Path) -> None:
@@ -669,7 +672,7 @@ def test_each_entry_tells_the_server_which_host_it_serves(host: str, isolated_ho
     assert _setup("--host", host) == 0
     hint = _servers(isolated_home, host)["driftguard"]["env"][HOST_ENV]
     assert hint == host
-    assert cli_for_host(None, {HOST_ENV: hint}) == (None if host == "cursor" else host)
+    assert cli_for_host(None, {HOST_ENV: hint}) == host
 
 
 def test_each_entry_names_the_console_script_by_absolute_path(isolated_home: Path) -> None:

@@ -93,6 +93,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from driftguard.adapters._common import (
+    PATCH_MARK,
+    ToolKinds,
     decode_json,
     estimate_tokens,
     feed_file,
@@ -103,10 +105,19 @@ from driftguard.adapters._common import (
 from driftguard.adapters._fastjson import load_object
 from driftguard.model import ParsedMessage, Session, ToolCall
 
-__all__ = ["DEFAULT_CONTEXT_WINDOW", "CodexCliParser", "parse"]
+__all__ = ["DEFAULT_CONTEXT_WINDOW", "TOOL_KINDS", "CodexCliParser", "parse"]
 
 DEFAULT_CONTEXT_WINDOW: Final = 258_400
 """Tokens; 272 000 × 0.95, used when the file names no ``model_context_window`` (design §5.3)."""
+
+TOOL_KINDS = ToolKinds(
+    edit=frozenset({"apply_patch"}),
+    shell=frozenset({"shell", "shell_command", "exec_command", "local_shell"}),
+    read=frozenset({"read_file", "list_dir", "grep_files", "view_image"}),
+)
+"""Codex's tools by what they do (``function_call.name``, ``custom_tool_call.name``; a
+``local_shell_call`` is ``local_shell``). A shell call whose command is an
+``apply_patch`` body is an edit (:meth:`~driftguard.adapters._common.ToolKinds.of`)."""
 
 _ENVELOPE_KINDS: Final = frozenset(
     {
@@ -598,23 +609,23 @@ def _tool_call(item: Mapping[str, Any]) -> ToolCall | None:
         namespace = item.get("namespace")
         if isinstance(namespace, str) and namespace and not name.startswith(namespace):
             name = f"{namespace}__{name}"
-        call = make_tool_call(name, item.get("arguments"))
+        call = make_tool_call(name, item.get("arguments"), TOOL_KINDS)
     elif kind == "custom_tool_call":
         raw = item.get("input")
-        call = make_tool_call(_name(item, "custom_tool_call"), raw)
+        call = make_tool_call(_name(item, "custom_tool_call"), raw, TOOL_KINDS)
         if call.target_path is None and isinstance(raw, str):
             call = _with_patch_target(call, raw)
     elif kind == "local_shell_call":
-        call = make_tool_call("local_shell", item.get("action"))
+        call = make_tool_call("local_shell", item.get("action"), TOOL_KINDS)
     elif kind == "web_search_call":
-        call = make_tool_call("web_search", item.get("action"))
+        call = make_tool_call("web_search", item.get("action"), TOOL_KINDS)
     else:
         return None
     if call.target_path is None and call.command is not None:
         call = _with_patch_target(call, call.command)
     if call.target_path is None and kind == "function_call":
         args = item.get("arguments")
-        if isinstance(args, str) and "*** Begin Patch" in args:
+        if isinstance(args, str) and PATCH_MARK in args:
             decoded = _json_object(args)
             patch = decoded.get("input") if decoded is not None else None
             call = _with_patch_target(call, patch if isinstance(patch, str) else args)
@@ -628,7 +639,7 @@ def _name(item: Mapping[str, Any], fallback: str) -> str:
 
 def _with_patch_target(call: ToolCall, text: str) -> ToolCall:
     """``call`` with the first file an ``apply_patch`` body names as its target, if any."""
-    if "*** Begin Patch" not in text:
+    if PATCH_MARK not in text:
         return call
     found = _PATCH_TARGET.search(text)
     return dataclasses.replace(call, target_path=found.group(1)) if found else call

@@ -6,7 +6,7 @@ Where the files live (formats.md §B.1–B.2)
     ``….json`` (legacy, ≤ v0.38); ``<project>`` is a slug from ``~/.gemini/projects.json``
     (≥ v0.29) or the sha256 of the project path (older); subagents write
     ``chats/<parentSessionId>/<sessionId>.jsonl``. ``GEMINI_CLI_HOME`` moves ``~/.gemini``.
-    Finding the file is the caller's job: this module parses the one path it is given.
+    Finding the file is :mod:`._find`'s job: this module parses the one path it is given.
 
 Records read (formats.md §B.3–B.5)
     *Legacy* ``.json``: one object ``{sessionId, projectHash, …, directories?, messages: [...]}``
@@ -100,6 +100,7 @@ from typing import Any, Final
 
 from driftguard.adapters._common import (
     JsonTooDeepError,
+    ToolKinds,
     decode_json,
     estimate_tokens,
     feed_file,
@@ -110,20 +111,32 @@ from driftguard.adapters._common import (
     split_json_member,
 )
 from driftguard.adapters._fastjson import load_object
-from driftguard.errors import SessionFormatError
+from driftguard.errors import SessionFormatError, from_os_error
 from driftguard.model import ParsedMessage, Session, ToolCall
 
 __all__ = [
     "GEMINI_CONTEXT_WINDOW",
+    "TOOL_KINDS",
     "GeminiCliParser",
     "decode_legacy",
     "is_legacy_session",
+    "is_legacy_session_file",
     "legacy_document_by_member",
     "parse",
 ]
 
 GEMINI_CONTEXT_WINDOW: Final = 1_048_576
 """Context window of every Gemini model, in tokens (design §5.3; formats.md §B.7)."""
+
+TOOL_KINDS = ToolKinds(
+    edit=frozenset({"write_file", "replace", "edit"}),
+    shell=frozenset({"run_shell_command"}),
+    read=frozenset(
+        {"read_file", "read_many_files", "list_directory", "glob", "search_file_content"}
+    ),
+)
+"""Gemini CLI's built-in tools by what they do (``toolCalls[].name``); MCP tools and the
+rest are ``"other"``."""
 
 COMPRESSION_ACK: Final = "Got it. Thanks for the additional context!"
 """The model turn the CLI itself writes after a compression summary (design §5.1)."""
@@ -135,6 +148,9 @@ SNAPSHOT_TAG: Final = "<state_snapshot>"
 _INJECTED_PREFIXES: Final = ("<session_context>", "<hook_context>")
 _IGNORED_PROMPT_PREFIXES: Final = ("/", "?", *_INJECTED_PREFIXES)
 _KNOWN_TYPES: Final = frozenset({"user", "gemini", "info", "error", "warning"})
+
+_SNIFF_HEAD_BYTES: Final = 4096
+"""Bytes of a ``.json`` that does not decode searched for ``sessionId`` and ``messages``."""
 
 LEGACY_READ_ATTEMPTS: Final = 3
 LEGACY_RETRY_DELAY = 0.05
@@ -496,7 +512,7 @@ def _tool_calls(records: list[dict[str, Any]], parts: list[Any]) -> tuple[ToolCa
     has none, the ``functionCall`` parts of its content (history rewrites write those)."""
     if records:
         return tuple(
-            make_tool_call(c["name"], c.get("args", {}))
+            make_tool_call(c["name"], c.get("args", {}), TOOL_KINDS)
             for c in records
             if isinstance(c.get("name"), str)
         )
@@ -504,7 +520,7 @@ def _tool_calls(records: list[dict[str, Any]], parts: list[Any]) -> tuple[ToolCa
     for part in parts:
         call = part.get("functionCall") if isinstance(part, dict) else None
         if isinstance(call, dict) and isinstance(call.get("name"), str):
-            calls.append(make_tool_call(call["name"], call.get("args", {})))
+            calls.append(make_tool_call(call["name"], call.get("args", {}), TOOL_KINDS))
     return tuple(calls)
 
 
@@ -617,6 +633,44 @@ def _decoded_or_none(raw: bytes) -> object:
         return None
 
 
+def _read_all(path: Path) -> bytes:
+    """The whole of ``path``.
+
+    Raises:
+        SessionFormatError: it cannot be read.
+    """
+    try:
+        with path.open("rb") as stream:
+            return stream.read()
+    except OSError as exc:
+        raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
+
+
+def is_legacy_session_file(path: Path) -> bool:
+    """Whether the ``.json`` file ``path`` is a legacy session: it has a legacy session's
+    shape (:func:`is_legacy_session`, read member by member when a value in it is nested
+    too deeply), or, when it does not decode at all, its first 4 KiB name both
+    ``sessionId`` and ``messages`` (Gemini CLI rewrites the file in place, and the parser
+    reads it again before it gives up).
+
+    Raises:
+        SessionFormatError: unreadable, or not such a session file.
+    """
+    data = _read_all(path)
+    try:
+        document = decode_legacy(data)
+    except JsonTooDeepError as exc:
+        raise SessionFormatError(f"{path} is not a JSON session file: {exc}") from exc
+    except ValueError as exc:  # not JSON (yet: perhaps caught mid-rewrite)
+        head = data[:_SNIFF_HEAD_BYTES].lstrip()
+        if head.startswith(b"{") and b'"sessionId"' in head and b'"messages"' in head:
+            return True
+        raise SessionFormatError(f"{path} is not a JSON session file: {exc}") from exc
+    if is_legacy_session(document):
+        return True
+    raise SessionFormatError(f"{path} is JSON but not a session file of a supported CLI")
+
+
 def _load_legacy(path: Path) -> dict[str, Any]:
     """Read a legacy single-object session, retrying briefly while it may be mid-rewrite.
 
@@ -629,11 +683,7 @@ def _load_legacy(path: Path) -> dict[str, Any]:
     for attempt in range(LEGACY_READ_ATTEMPTS):
         if attempt:
             time.sleep(LEGACY_RETRY_DELAY)
-        try:
-            with path.open("rb") as stream:
-                data = stream.read()
-        except OSError as exc:
-            raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        data = _read_all(path)
         try:
             document = decode_legacy(data)
         except JsonTooDeepError as exc:

@@ -4,7 +4,7 @@ Where the files live (formats.md §A.1): ``~/.claude/projects/<project>/<session
 (the root moves with ``CLAUDE_CONFIG_DIR``; ``~/.config/claude/projects`` in the 1.0.28–1.0.30
 XDG episode). Subagent transcripts are ``<project>/agent-<id>.jsonl`` (2.0.x) or
 ``<project>/<session-id>/subagents/agent-<id>.jsonl`` (≥ 2.1.2). This module only reads the
-one file it is given; finding files is someone else's job.
+one file it is given; finding files is :mod:`._find`'s job.
 
 Format: JSONL, one object per line, append-only. Record types read (formats.md §A.4):
 
@@ -91,6 +91,7 @@ import msgspec
 
 from driftguard.adapters._common import (
     MAX_TOKEN_COUNT,
+    ToolKinds,
     feed_file,
     make_tool_call,
     parse_timestamp,
@@ -99,7 +100,7 @@ from driftguard.adapters._common import (
 from driftguard.adapters._fastjson import load_typed
 from driftguard.model import ParsedMessage, Session, ToolCall
 
-__all__ = ["RECORD_TYPES", "ClaudeCodeParser", "parse"]
+__all__ = ["RECORD_TYPES", "TOOL_KINDS", "ClaudeCodeParser", "parse"]
 
 RECORD_TYPES: frozenset[str] = frozenset(
     {
@@ -134,6 +135,14 @@ RECORD_TYPES: frozenset[str] = frozenset(
 """Every line ``type`` of the formats.md §A.4 catalog (up to Claude Code ≈ 2.1.239).
 
 A line of any other type is counted in ``Session.skipped_lines``."""
+
+TOOL_KINDS = ToolKinds(
+    edit=frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"}),
+    shell=frozenset({"Bash"}),
+    read=frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead"}),
+)
+"""Claude Code's built-in tools by what they do (``tool_use.name``); MCP tools
+(``mcp__<server>__<tool>``) and the rest are ``"other"``."""
 
 _DEFAULT_WINDOW = 200_000
 """Claude's context window when nothing proves a larger one (formats.md §A.11), in tokens."""
@@ -705,7 +714,9 @@ class ClaudeCodeParser:
                         response.add_text(text)
                 elif kind == "tool_use":
                     name = block.name
-                    call = make_tool_call(name if isinstance(name, str) else "", block.input)
+                    call = make_tool_call(
+                        name if isinstance(name, str) else "", block.input, TOOL_KINDS
+                    )
                     response.tool_calls = (*response.tool_calls, call)
         if model is not None:
             response.model = model

@@ -1,0 +1,115 @@
+"""The adapter registry: one adapter per source, chosen by name or by what a file holds,
+and what every adapter tells while parsing (the kind of each tool call)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, get_args
+
+import pytest
+
+from driftguard.adapters import ADAPTERS, BY_NAME, Adapter, detect_cli, get_adapter, parse_session
+from driftguard.errors import UnknownNameError
+from driftguard.model import CliName, ToolCall
+
+
+def _jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def _calls(path: Path) -> dict[str, ToolCall]:
+    session = parse_session(path)
+    return {call.name: call for m in session.messages for call in m.tool_calls}
+
+
+def test_the_registry_holds_one_adapter_per_source_name_in_the_models_order() -> None:
+    assert tuple(a.name for a in ADAPTERS) == get_args(CliName)
+    assert all(BY_NAME[a.name] is a is get_adapter(a.name) for a in ADAPTERS)
+
+
+def test_an_unknown_source_name_is_refused_with_every_valid_name() -> None:
+    with pytest.raises(UnknownNameError) as caught:
+        get_adapter("windsurf")
+    assert str(caught.value) == (
+        "unknown CLI 'windsurf'; choose one of: claude_code, gemini_cli, codex_cli, cursor"
+    )
+
+
+def test_a_gemini_user_record_is_gemini_clis_though_claude_code_shares_its_type(
+    tmp_path: Path,
+) -> None:
+    path = _jsonl(tmp_path / "s.jsonl", [{"type": "user", "id": "m1", "content": "hi"}])
+    assert detect_cli(path) == "gemini_cli"
+
+
+def test_claude_code_tool_calls_carry_the_kind_of_their_tool(tmp_path: Path) -> None:
+    blocks = [
+        {"type": "tool_use", "id": "t1", "name": "Edit", "input": {"file_path": "/w/a.py"}},
+        {"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "pytest"}},
+        {"type": "tool_use", "id": "t3", "name": "Read", "input": {"file_path": "/w/b.py"}},
+        {"type": "tool_use", "id": "t4", "name": "mcp__docs__search", "input": {"q": "x"}},
+    ]
+    records = [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "go"}},
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "requestId": "r1",
+            "message": {"id": "m1", "role": "assistant", "content": blocks},
+        },
+    ]
+    calls = _calls(_jsonl(tmp_path / "s.jsonl", records))
+    kinds = {name: call.kind for name, call in calls.items()}
+    assert kinds == {"Edit": "edit", "Bash": "shell", "Read": "read", "mcp__docs__search": "other"}
+
+
+def test_gemini_cli_tool_calls_carry_the_kind_of_their_tool(tmp_path: Path) -> None:
+    tools = [
+        {"id": "c1", "name": "replace", "args": {"file_path": "/w/a.py"}, "status": "success"},
+        {"id": "c2", "name": "run_shell_command", "args": {"command": "ls"}, "status": "success"},
+        {"id": "c3", "name": "read_file", "args": {"absolute_path": "/w/b"}, "status": "success"},
+    ]
+    records = [
+        {"sessionId": "s1", "projectHash": "p"},
+        {"id": "m1", "type": "user", "content": [{"text": "go"}]},
+        {"id": "m2", "type": "gemini", "content": "", "toolCalls": tools},
+    ]
+    calls = _calls(_jsonl(tmp_path / "session-x.jsonl", records))
+    assert {n: c.kind for n, c in calls.items()} == {
+        "replace": "edit",
+        "run_shell_command": "shell",
+        "read_file": "read",
+    }
+
+
+def _codex_call(name: str, arguments: dict[str, Any], call_id: str) -> dict[str, Any]:
+    item = {"type": "function_call", "name": name, "arguments": json.dumps(arguments)}
+    return {"type": "response_item", "payload": {**item, "call_id": call_id}}
+
+
+def test_a_codex_shell_call_that_applies_a_patch_is_an_edit_of_the_patched_file(
+    tmp_path: Path,
+) -> None:
+    patch = "*** Begin Patch\n*** Update File: src/tax.py\n@@\n-a\n+b\n*** End Patch"
+    records = [
+        {"type": "session_meta", "payload": {"id": "s1", "cwd": "/w"}},
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "fix it"}],
+            },
+        },
+        _codex_call("shell", {"command": ["apply_patch", patch]}, "c1"),
+        _codex_call("shell", {"command": ["cargo", "test"]}, "c2"),
+    ]
+    calls = parse_session(_jsonl(tmp_path / "rollout-x.jsonl", records)).messages[-1].tool_calls
+    assert [(c.kind, c.target_path) for c in calls] == [("edit", "src/tax.py"), ("shell", None)]
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS, ids=lambda a: a.name)
+def test_every_adapter_tells_an_unknown_tool_as_other(adapter: Adapter) -> None:
+    assert adapter.tool_kind("mcp__someone__something") == "other"
