@@ -205,6 +205,7 @@ def drift(
         window or session.context_window,
         settings=read_compaction_settings(session.cli, project=project),
         window_from_file=window is None,
+        compactions=session.compaction_ledger,
     )
     remembered = remembered_goal(session, store) if kept_here else None
     goal_use, goal_try_out = _choose_goal(
