@@ -193,8 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--write",
         action="store_true",
         help="also save the pre-filled draft as .driftguard/handoff.md in the project, with "
-        "a checkpoint; the next Claude Code session started there begins with it (a "
-        "handoff.md someone completed is kept as .driftguard/handoff-<UTC time>.md)",
+        "a checkpoint; the next Claude Code session started there begins with it, another "
+        "host's when asked to read it (a handoff.md someone completed is kept as "
+        ".driftguard/handoff-<UTC time>.md)",
     )
     handoff.add_argument(
         "--replace",
@@ -712,6 +713,7 @@ def _write_projects(args: argparse.Namespace) -> list[Path]:
 
 def _handoff(args: argparse.Namespace) -> int:
     from driftguard import engine
+    from driftguard.handoff import pickup
     from driftguard.history import GuardedHistoryStore
     from driftguard.scoring import to_json_dict
 
@@ -757,9 +759,8 @@ def _handoff(args: argparse.Namespace) -> int:
             )
         print(f"Saved the handoff draft to {saved.handoff} (checkpoint: {saved.checkpoint}).")
         print(
-            f"The next Claude Code session started in {target} begins with it (hooks from "
-            "`driftguard setup --hooks`). Complete the draft first, or give the model these "
-            "instructions:"
+            pickup(handoff.cli, str(target)),
+            "Complete the draft first, or give the model these instructions:",
         )
         print()
     print(handoff.prompt)
