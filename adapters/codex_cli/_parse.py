@@ -224,6 +224,7 @@ class CodexCliParser:
         self._compactions = 0
         self._ledger = LedgerBuilder()
         self._skipped = 0
+        self._prompts = 0
         self._messages: list[ParsedMessage] = []
         # Usage bookkeeping (design §5.3).
         self._prev_total: Mapping[str, Any] | None = None
@@ -413,6 +414,7 @@ class CodexCliParser:
         self._end_turn()
         prompt = ParsedMessage(role="user", content="\n".join(texts), timestamp=ts)
         self._messages.append(prompt)
+        self._prompts += 1
         self._ledger.named(prompt.content)
 
     def _on_assistant(self, item: Mapping[str, Any], ts: float | None) -> None:
@@ -512,6 +514,11 @@ class CodexCliParser:
             self._messages[:] = [m for m in self._messages if m.is_summary]
 
     # ------------------------------------------------------------------ output
+
+    @property
+    def prompts(self) -> int:
+        """Typed prompts read so far (see ``LineParser.prompts``)."""
+        return self._prompts
 
     def session(self) -> Session:
         """A snapshot of what has been fed so far (design §4); the parser is not changed."""
