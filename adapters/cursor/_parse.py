@@ -547,8 +547,7 @@ def _ledger(
                 (),
                 timestamp=stamp,
                 cwd=cwd,
-                unknown="Cursor's summary names no message of the chat, so what it dropped "
-                "is unknown",
+                unknown="Cursor's summary names no message of the chat it follows",
             )
             continue
         upto = next((p[1] for p in placed[index + 1 :] if p[1] is not None), len(items))

@@ -309,8 +309,8 @@ class GeminiCliParser:
                 (),
                 timestamp=timestamp,
                 cwd=self._cwd,
-                unknown="the file no longer holds what it dropped: Gemini CLI rewrote the "
-                "session with the summary in its place",
+                unknown="Gemini CLI rewrote the session whole with the summary in place of "
+                "the messages before it, so the file no longer holds them",
             )
             return
         dropped = [e for i, e in remembered.items() if i not in self._entries]
