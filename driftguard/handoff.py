@@ -55,11 +55,12 @@ from dataclasses import dataclass, field
 
 from driftguard.handoff_draft import PLACEHOLDERS
 from driftguard.ledger import error_line, latest_errors, one_line, relative
+from driftguard.ledger_view import LedgerView, clip, ledger_view
 from driftguard.model import CliName, ParsedMessage, Session, State, ToolCall
 from driftguard.scoring.composite import DriftReport
 from driftguard.scoring.report import display_round
 from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE, host_name
-from driftguard.secrets import MARKER_PATTERN, Redaction, gate
+from driftguard.secrets import Redaction, gate
 from driftguard.terminal import printable
 
 __all__ = [
@@ -138,6 +139,9 @@ class Handoff:
             ``driftguard handoff --write`` saves.
         saved_to: where the draft was saved for the next session (``None`` when it was
             not saved); the prompt then asks to complete that file in place.
+        compaction_dropped: what the last compaction dropped, one phrase each (``the
+            constraint “…”``, ``the edited file src/db.py``, ``the error “…”``; the
+            compaction ledger, :mod:`driftguard.ledger_view`); empty without one.
     """
 
     prompt: str
@@ -158,6 +162,7 @@ class Handoff:
     session_path: str
     draft: str = ""
     saved_to: str | None = None
+    compaction_dropped: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -202,6 +207,7 @@ def build_handoff(session: Session, report: DriftReport, *, saved_to: str | None
     files = _files_modified(gated, calls, session.cwd)
     commands = _commands(gated, calls)
     errors = _last_errors(gated, session.messages, session.cwd)
+    ledger = ledger_view(session, gated=gated)
     path = _gated_line(gated, session.path) or "(withheld)"
     facts = _Facts(
         goal=goal,
@@ -213,6 +219,7 @@ def build_handoff(session: Session, report: DriftReport, *, saved_to: str | None
         path=path,
         cli=session.cli,
         compactions=session.compactions,
+        ledger=ledger,
         report=report,
         withheld=tuple(gated.withheld),
         redacted=len(gated.redactions),
@@ -237,6 +244,7 @@ def build_handoff(session: Session, report: DriftReport, *, saved_to: str | None
         session_path=path,
         draft="\n".join(_draft(facts)) + "\n",
         saved_to=facts.saved_to,
+        compaction_dropped=ledger.last.phrases() if ledger.last is not None else (),
     )
 
 
@@ -251,24 +259,12 @@ def _first_request(messages: Iterable[ParsedMessage]) -> ParsedMessage | None:
     )
 
 
-def _clip(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters with "…", never inside a redaction marker."""
-    if len(text) <= limit:
-        return text
-    cut = limit - 1
-    for found in MARKER_PATTERN.finditer(text, 0, limit + 64):
-        if found.start() < cut < found.end():
-            cut = found.start()
-            break
-    return text[:cut].rstrip() + "…"
-
-
 def _excerpt(gated: _Gate, text: str, limit: int) -> str | None:
     """Gate ``text``, then collapse its whitespace and cut it to ``limit``."""
     passed = gated(text)
     if passed is None:
         return None
-    return _clip(one_line(passed), limit) or None
+    return clip(one_line(passed), limit) or None
 
 
 def _gated_line(gated: _Gate, text: str) -> str | None:
@@ -320,7 +316,7 @@ def _last_errors(
 
     def describe(text: str) -> str | None:
         passed = gated(text)
-        return _clip(error_line(passed, cwd), LINE_CHARS) if passed is not None else None
+        return clip(error_line(passed, cwd), LINE_CHARS) if passed is not None else None
 
     return latest_errors(messages, describe, ERROR_LIMIT)
 
@@ -339,6 +335,7 @@ class _Facts:
     path: str
     cli: CliName
     compactions: int
+    ledger: LedgerView
     report: DriftReport
     withheld: tuple[str, ...]
     redacted: int
@@ -420,10 +417,18 @@ def _draft(facts: _Facts) -> list[str]:
     if compacted:
         times = _plural(facts.compactions, "time", "times")
         lines.append(f"- That session was compacted {times}; earlier work is in its summary.")
+        lines += _ledger_lines(facts.ledger)
     if facts.summary:
         lines.append(f"- Compaction summary (excerpt): “{facts.summary}”")
     lines.append(f"- {PLACEHOLDERS[8]}")
     return lines
+
+
+def _ledger_lines(ledger: LedgerView) -> list[str]:
+    """What the last compaction dropped and the rules earlier ones dropped, as draft
+    lines (issue #13 item 3): the model that writes the handoff says which still hold."""
+    sentences = (ledger.sentence(code=_code), ledger.earlier_sentence())
+    return [f"- {sentence}" for sentence in sentences if sentence]
 
 
 HANDED_OVER_BY_HOOK: frozenset[CliName] = frozenset({"claude_code"})

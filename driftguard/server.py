@@ -347,6 +347,11 @@ class HandoffResult(BaseModel):
     files_modified: list[str]
     commands: list[str]
     last_errors: list[str]
+    compaction_dropped: list[str] = Field(
+        default_factory=list,
+        description="What the last compaction dropped, one phrase each (the constraint “…”, "
+        "the edited file …, the error “…”); empty without a compaction.",
+    )
     withheld_excerpts: int = Field(description="Excerpts dropped as credential-file contents.")
     score: int = Field(ge=0, le=100)
     state: State
@@ -585,6 +590,7 @@ def _handoff_result(
         files_modified=list(handoff.files_modified),
         commands=list(handoff.commands),
         last_errors=list(handoff.last_errors),
+        compaction_dropped=list(handoff.compaction_dropped),
         withheld_excerpts=handoff.withheld_excerpts,
         score=report.score,
         state=report.state,
