@@ -35,14 +35,19 @@ follows the last compaction, design §5.1):
   that made the calls (the files link them by id, which the parsed session does not keep).
   The rule is :func:`driftguard.ledger.latest_errors` and
   :func:`~driftguard.ledger.error_line`, which the compaction ledger shares.
+- **what compactions dropped** — the compaction ledger (:mod:`driftguard.ledger_view`,
+  built by the adapter from the messages before each compaction, which the remembered
+  conversation no longer holds): the files, rules and errors the last compaction dropped,
+  and the rules earlier ones dropped, in the last section of the draft and in
+  ``compaction_dropped``.
 - **score, state, factors** — from the report.
 
-Every excerpt (goal, summary, commands, error output, file paths, the session's cwd and
-path) passes :func:`driftguard.secrets.gate` *before* it is cut to length, so a cut can
-never leave half a secret unrecognised; excerpts the gate drops (credential-file
-contents) are counted and noted in the prompt. Nothing else of a tool result is ever
-copied: successful tool output and assistant text never reach the prompt. Markers are
-never cut in half.
+Every excerpt (goal, summary, commands, error output, file paths, what a compaction
+dropped, the session's cwd and path) passes :func:`driftguard.secrets.gate` *before* it
+is cut to length, so a cut can never leave half a secret unrecognised; excerpts the gate
+drops (credential-file contents) are counted and noted in the prompt. Nothing else of a
+tool result is ever copied: successful tool output and assistant text never reach the
+prompt. Markers are never cut in half.
 
 Pure functions, no I/O, no MCP imports.
 """
