@@ -44,6 +44,7 @@ from driftguard.scoring.features import FeatureIndex, Features
 from driftguard.scoring.report import (
     Audience,
     outcome_json_fields,
+    render_compaction_lines,
     render_goal_line,
     render_session_line,
     render_text,
@@ -100,7 +101,7 @@ class DriftOutcome:
     def to_text(self, audience: Audience) -> str:
         """The text report for ``audience`` (``"cli"``: someone at a terminal, ``"mcp"``: a
         model): recommendation, factor bars, score line, handoff hint, goal line, session
-        line."""
+        line, and what the last compaction dropped (issue #13) when there was one."""
         return "\n".join(
             [
                 render_text(self.report, audience=audience),
@@ -110,6 +111,7 @@ class DriftOutcome:
                     keepable=self.recording.reason != NOT_IN_SESSION_FOLDER,
                 ),
                 render_session_line(self.report, self.recording),
+                *render_compaction_lines(self.report),
             ]
         )
 
@@ -317,6 +319,7 @@ def _score(
         nominal or session.context_window,
         settings=settings,
         window_from_file=nominal is None,
+        compactions=session.compaction_ledger,
     )
     return score_session(
         session,

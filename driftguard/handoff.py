@@ -33,14 +33,21 @@ follows the last compaction, design §5.1):
   #11: it was fixed) — the same shell command, an edit of the same file, or the same tool
   with the same arguments. A result is paired with its call by order within the response
   that made the calls (the files link them by id, which the parsed session does not keep).
+  The rule is :func:`driftguard.ledger.latest_errors` and
+  :func:`~driftguard.ledger.error_line`, which the compaction ledger shares.
+- **what compactions dropped** — the compaction ledger (:mod:`driftguard.ledger_view`,
+  built by the adapter from the messages before each compaction, which the remembered
+  conversation no longer holds): the files, rules and errors the last compaction dropped,
+  and the rules earlier ones dropped, in the last section of the draft and in
+  ``compaction_dropped``.
 - **score, state, factors** — from the report.
 
-Every excerpt (goal, summary, commands, error output, file paths, the session's cwd and
-path) passes :func:`driftguard.secrets.gate` *before* it is cut to length, so a cut can
-never leave half a secret unrecognised; excerpts the gate drops (credential-file
-contents) are counted and noted in the prompt. Nothing else of a tool result is ever
-copied: successful tool output and assistant text never reach the prompt. Markers are
-never cut in half.
+Every excerpt (goal, summary, commands, error output, file paths, what a compaction
+dropped, the session's cwd and path) passes :func:`driftguard.secrets.gate` *before* it
+is cut to length, so a cut can never leave half a secret unrecognised; excerpts the gate
+drops (credential-file contents) are counted and noted in the prompt. Nothing else of a
+tool result is ever copied: successful tool output and assistant text never reach the
+prompt. Markers are never cut in half.
 
 Pure functions, no I/O, no MCP imports.
 """
@@ -52,11 +59,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from driftguard.handoff_draft import PLACEHOLDERS
+from driftguard.ledger import error_line, latest_errors, one_line, relative
+from driftguard.ledger_view import LedgerView, clip, ledger_view
 from driftguard.model import CliName, ParsedMessage, Session, State, ToolCall
 from driftguard.scoring.composite import DriftReport
 from driftguard.scoring.report import display_round
 from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE, host_name
-from driftguard.secrets import MARKER_PATTERN, Redaction, gate
+from driftguard.secrets import Redaction, gate
 from driftguard.terminal import printable
 
 __all__ = [
@@ -98,22 +107,6 @@ GATE_CHARS = 20_000
 """Characters of one message passed to the gate. Only the first few hundred are ever
 shown, so a secret cut at this point lies far outside what is shown (and a private key
 block cut in half is dropped as incomplete)."""
-ERROR_SCAN_LINES = 200
-"""Lines of an error output searched for the line that reads like an error."""
-
-_ERROR_LINE = re.compile(
-    r"(?:error|exception)(?:\[[^\]\n]{0,80}\])?:|\b(?:fatal|failed|failure):|\bERR!",
-    re.IGNORECASE,
-)
-_WRAPPER_TAG = re.compile(r"</?tool_use_error>")
-_RESULT_HEADER = re.compile(
-    r"(?:Exit code:? -?\d+|Process exited with code -?\d+|Chunk ID: \S+"
-    r"|Wall time: [\d.]+ seconds?|Original token count: \d+|Total output lines: \d+|Output:)"
-)
-"""The lines a CLI puts before a command's own output: Claude Code's Bash error
-``Exit code 1``; Codex's ``Exit code: 1`` / ``Wall time: … seconds`` / ``Output:`` and, for
-unified exec, ``Chunk ID:``, ``Process exited with code 1``, ``Original token count:`` (the
-strings in the Codex 0.171.0 binary). They say that it failed, not what failed."""
 _SHELL_WRAPPER = re.compile(r"^(?:/(?:usr/)?bin/)?(?:ba|z|da)?sh -l?c (?=\S)")
 """Codex runs every command as ``bash -lc <script>``: the wrapper is dropped for display."""
 
@@ -151,6 +144,9 @@ class Handoff:
             ``driftguard handoff --write`` saves.
         saved_to: where the draft was saved for the next session (``None`` when it was
             not saved); the prompt then asks to complete that file in place.
+        compaction_dropped: what the last compaction dropped, one phrase each (``the
+            constraint “…”``, ``the edited file src/db.py``, ``the error “…”``; the
+            compaction ledger, :mod:`driftguard.ledger_view`); empty without one.
     """
 
     prompt: str
@@ -171,6 +167,7 @@ class Handoff:
     session_path: str
     draft: str = ""
     saved_to: str | None = None
+    compaction_dropped: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -215,6 +212,7 @@ def build_handoff(session: Session, report: DriftReport, *, saved_to: str | None
     files = _files_modified(gated, calls, session.cwd)
     commands = _commands(gated, calls)
     errors = _last_errors(gated, session.messages, session.cwd)
+    ledger = ledger_view(session, gated=gated)
     path = _gated_line(gated, session.path) or "(withheld)"
     facts = _Facts(
         goal=goal,
@@ -226,6 +224,7 @@ def build_handoff(session: Session, report: DriftReport, *, saved_to: str | None
         path=path,
         cli=session.cli,
         compactions=session.compactions,
+        ledger=ledger,
         report=report,
         withheld=tuple(gated.withheld),
         redacted=len(gated.redactions),
@@ -250,6 +249,7 @@ def build_handoff(session: Session, report: DriftReport, *, saved_to: str | None
         session_path=path,
         draft="\n".join(_draft(facts)) + "\n",
         saved_to=facts.saved_to,
+        compaction_dropped=ledger.last.phrases() if ledger.last is not None else (),
     )
 
 
@@ -264,44 +264,17 @@ def _first_request(messages: Iterable[ParsedMessage]) -> ParsedMessage | None:
     )
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _clip(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters with "…", never inside a redaction marker."""
-    if len(text) <= limit:
-        return text
-    cut = limit - 1
-    for found in MARKER_PATTERN.finditer(text, 0, limit + 64):
-        if found.start() < cut < found.end():
-            cut = found.start()
-            break
-    return text[:cut].rstrip() + "…"
-
-
 def _excerpt(gated: _Gate, text: str, limit: int) -> str | None:
     """Gate ``text``, then collapse its whitespace and cut it to ``limit``."""
     passed = gated(text)
     if passed is None:
         return None
-    return _clip(_one_line(passed), limit) or None
+    return clip(one_line(passed), limit) or None
 
 
 def _gated_line(gated: _Gate, text: str) -> str | None:
     passed = gated(text)
-    return _one_line(passed) if passed is not None else None
-
-
-def _relative(path: str, cwd: str | None) -> str:
-    """``path`` relative to ``cwd`` when it lies under it (plain string prefix; POSIX or
-    Windows separators), else unchanged."""
-    if cwd:
-        root = cwd.rstrip("/\\")
-        for sep in ("/", "\\"):
-            if root and path.startswith(root + sep) and len(path) > len(root) + 1:
-                return path[len(root) + 1 :]
-    return path
+    return one_line(passed) if passed is not None else None
 
 
 def _files_modified(gated: _Gate, calls: list[ToolCall], cwd: str | None) -> tuple[str, ...]:
@@ -313,7 +286,7 @@ def _files_modified(gated: _Gate, calls: list[ToolCall], cwd: str | None) -> tup
             continue
         if call.kind == "edit":
             raw_seen.add(target)
-            shown = _gated_line(gated, _relative(target, cwd))
+            shown = _gated_line(gated, relative(target, cwd))
             if shown:
                 seen.setdefault(shown)
     return tuple(seen)
@@ -339,80 +312,18 @@ def _commands(gated: _Gate, calls: list[ToolCall]) -> tuple[str, ...]:
     return tuple(reversed(picked))
 
 
-def _error_line(text: str, cwd: str | None) -> str:
-    """One line that says what failed (see the module doc), with the cwd prefix of
-    absolute paths dropped."""
-    if cwd and cwd.rstrip("/\\"):
-        root = cwd.rstrip("/\\")
-        text = text.replace(root + "/", "").replace(root + "\\", "")
-    lines = [line.strip() for line in _WRAPPER_TAG.sub("", text).splitlines()]
-    lines = [line for line in lines if line][:ERROR_SCAN_LINES]
-    if not lines:
-        return "(no error text)"
-    output = [line for line in lines if not _RESULT_HEADER.fullmatch(line)]
-    lines = output or lines
-    chosen = next((line for line in lines if _ERROR_LINE.search(line, 0, 1000)), lines[0])
-    return _clip(_one_line(chosen), LINE_CHARS)
-
-
-def _action_key(call: ToolCall) -> tuple[str, str]:
-    """What makes two calls "the same run" for :func:`_last_errors`: the shell command
-    (whitespace collapsed), the file an edit tool wrote, else the tool and its arguments."""
-    if call.kind == "shell" and call.command:
-        return ("shell", _one_line(call.command))
-    if call.kind == "edit" and call.target_path:
-        return ("edit", call.target_path)
-    return (call.name, call.args_digest)
-
-
-def _tool_results(
-    messages: tuple[ParsedMessage, ...],
-) -> list[tuple[tuple[str, str] | None, ParsedMessage]]:
-    """Each tool result, oldest first, with the action of the call it answers (``None``
-    when it cannot be told). Calls of one response (one message, or consecutive call-only
-    tool messages, as Codex and Gemini write parallel calls) are answered in order."""
-    out: list[tuple[tuple[str, str] | None, ParsedMessage]] = []
-    calls: list[ToolCall] = []
-    answered = 0
-    for message in messages:
-        if message.tool_calls:
-            parallel = bool(calls) and answered == 0 and not message.content.strip()
-            calls = [*calls, *message.tool_calls] if parallel else list(message.tool_calls)
-            answered = 0
-        elif message.role == "tool":
-            call = (
-                calls[0]
-                if len(calls) == 1
-                else (calls[answered] if answered < len(calls) else None)
-            )
-            out.append((_action_key(call) if call is not None else None, message))
-            answered += 1
-        else:
-            calls, answered = [], 0
-    return out
-
-
 def _last_errors(
     gated: _Gate, messages: tuple[ParsedMessage, ...], cwd: str | None
 ) -> tuple[str, ...]:
     """The latest :data:`ERROR_LIMIT` distinct error lines, oldest first, leaving out each
-    error a later run of the same action fixed (module doc)."""
-    fixed: set[tuple[str, str]] = set()
-    picked: dict[str, None] = {}
-    for action, message in reversed(_tool_results(messages)):
-        if not message.is_error:
-            if action is not None:
-                fixed.add(action)
-            continue
-        if action is not None and action in fixed:
-            continue
-        passed = gated(message.content)
-        if passed is None:
-            continue
-        picked.setdefault(_error_line(passed, cwd))
-        if len(picked) >= ERROR_LIMIT:
-            break
-    return tuple(reversed(picked))
+    error a later run of the same action fixed (module doc): each result gated first,
+    then its line cut to :data:`LINE_CHARS`."""
+
+    def describe(text: str) -> str | None:
+        passed = gated(text)
+        return clip(error_line(passed, cwd), LINE_CHARS) if passed is not None else None
+
+    return latest_errors(messages, describe, ERROR_LIMIT)
 
 
 # --- prompt ----------------------------------------------------------------------------
@@ -429,6 +340,7 @@ class _Facts:
     path: str
     cli: CliName
     compactions: int
+    ledger: LedgerView
     report: DriftReport
     withheld: tuple[str, ...]
     redacted: int
@@ -510,10 +422,18 @@ def _draft(facts: _Facts) -> list[str]:
     if compacted:
         times = _plural(facts.compactions, "time", "times")
         lines.append(f"- That session was compacted {times}; earlier work is in its summary.")
+        lines += _ledger_lines(facts.ledger)
     if facts.summary:
         lines.append(f"- Compaction summary (excerpt): “{facts.summary}”")
     lines.append(f"- {PLACEHOLDERS[8]}")
     return lines
+
+
+def _ledger_lines(ledger: LedgerView) -> list[str]:
+    """What the last compaction dropped and the rules earlier ones dropped, as draft
+    lines (issue #13 item 3): the model that writes the handoff says which still hold."""
+    sentences = (ledger.sentence(code=_code), ledger.earlier_sentence())
+    return [f"- {sentence}" for sentence in sentences if sentence]
 
 
 HANDED_OVER_BY_HOOK: frozenset[CliName] = frozenset({"claude_code"})

@@ -19,6 +19,8 @@ __all__ = [
     "WARN_THRESHOLDS",
     "Audience",
     "CliName",
+    "CompactionRecord",
+    "CompactionTrigger",
     "GoalSource",
     "GoalUse",
     "LoopKind",
@@ -86,6 +88,10 @@ user gave, a ``session`` argument over MCP, the hook's pointer file, the host's
 WindowSource = Literal["file", "host", "config", "flag"]
 """Where the nominal context window came from: the session file and model name, the host's
 status line, a config file's ``contextWindow``, or ``--context-window``."""
+
+CompactionTrigger = Literal["auto", "manual"]
+"""What started a compaction, where the file says: the host on its own (its usable window
+was reached) or the user (``/compact``)."""
 
 LoopKind = Literal["same_result", "failing", "same_call", "retried", "alternating"]
 """The kinds of tool-call loop (:mod:`driftguard.scoring.loops`)."""
@@ -161,6 +167,42 @@ class ParsedMessage:
 
 
 @dataclass(frozen=True, slots=True)
+class CompactionRecord:
+    """One compaction of a session and a small digest of what it dropped (issue #13 item
+    3): the compaction ledger's entry, built by the adapter while the messages before the
+    compaction are at hand (:class:`driftguard.ledger.LedgerBuilder`).
+
+    "Dropped" means present in the messages the model remembered before the compaction
+    but named neither in the compaction summary, nor in what the host carried over
+    verbatim, nor in a later prompt, reply or tool call up to the next compaction
+    (:mod:`driftguard.ledger` gives the matching rule). Texts are as the transcript holds
+    them (not secret-gated: :mod:`driftguard.ledger_view` gates what is shown).
+
+    Attributes:
+        timestamp: when it happened, seconds since the epoch (UTC), or ``None``.
+        trigger: ``"auto"`` or ``"manual"`` where the file says, else ``None``.
+        tokens_before: the context size in tokens at the compaction where the file records
+            it (Claude Code's ``preTokens``), else ``None``.
+        dropped_files: files created or edited before it (tool calls of kind ``"edit"``,
+            paths as the calls named them), at most 10, oldest first.
+        dropped_constraints: the user's explicit constraint sentences ("always …",
+            "never …", "don't …", "must …") from typed prompts, at most 5, oldest first.
+        dropped_errors: one line per failed tool result not fixed before it, at most 3,
+            oldest first.
+        dropped_unknown: why what it dropped cannot be told (the file no longer holds the
+            messages before it, e.g. a Gemini CLI ``.json`` rewritten whole), else ``None``.
+    """
+
+    timestamp: float | None = None
+    trigger: CompactionTrigger | None = None
+    tokens_before: int | None = None
+    dropped_files: tuple[str, ...] = ()
+    dropped_constraints: tuple[str, ...] = ()
+    dropped_errors: tuple[str, ...] = ()
+    dropped_unknown: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Session:
     """One session file, parsed.
 
@@ -184,6 +226,8 @@ class Session:
         first_request_tokens: the context size of the first real request in the file,
             measured as ``context_tokens`` is (before any compaction: the host's system
             prompt, tool schemas and first prompt), or ``None`` when the file has no usage.
+        compaction_ledger: one :class:`CompactionRecord` per compaction, oldest first; the
+            adapters fill it so that ``len(compaction_ledger) == compactions``.
     """
 
     cli: CliName
@@ -198,6 +242,7 @@ class Session:
     skipped_lines: int
     model: str | None = None
     first_request_tokens: int | None = None
+    compaction_ledger: tuple[CompactionRecord, ...] = ()
 
     @property
     def message_count(self) -> int:

@@ -88,11 +88,30 @@ class CompactionMark:
 
     Attributes:
         turn: the turn in which the host compacted.
-        dropped: what the summary did not keep, in words (may be empty).
+        dropped: what the summary did not keep, one phrase each (``the constraint “…”``,
+            ``the edited file src/db.py``; the compaction ledger, secret-gated), may be
+            empty.
+        detail: when and how it happened, in words (``2026-11-30 10:05 UTC, automatic at
+            167,016 tokens``), or ``""``.
+        unknown: why what it dropped cannot be told (the file no longer holds it), else
+            ``None``.
     """
 
     turn: int
     dropped: tuple[str, ...] = ()
+    detail: str = ""
+    unknown: str | None = None
+
+
+def _compaction_words(mark: CompactionMark) -> str:
+    """``(detail): dropped …; …`` or ``: what it dropped is unknown: …`` after the word
+    naming the compaction (``""`` when there is nothing to say)."""
+    words = f" ({mark.detail})" if mark.detail else ""
+    if mark.unknown is not None:
+        return f"{words}: what it dropped is unknown: {mark.unknown}"
+    if mark.dropped:
+        return f"{words}: dropped " + "; ".join(mark.dropped)
+    return words
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +252,7 @@ def _markers(timeline: Timeline, turns: int) -> str:
     out = []
     for mark in timeline.compactions:
         x = _x(max(1, mark.turn) - 0.5 if turns > 1 else 1, turns)
-        tip = "compaction" + (": dropped " + "; ".join(mark.dropped) if mark.dropped else "")
+        tip = "compaction" + _compaction_words(mark)
         out.append(
             f'<g class="compaction-marker"><title>{_e(tip)}</title>'
             f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{_PAD_TOP}" y2="{_HEIGHT - _PAD_BOTTOM}" '
@@ -380,10 +399,7 @@ def render_session_page(timeline: Timeline) -> str:
     details = []
     if timeline.compactions:
         items = "".join(
-            f"<li>in turn {m.turn}"
-            + (": dropped " + _e("; ".join(m.dropped)) if m.dropped else "")
-            + "</li>"
-            for m in timeline.compactions
+            f"<li>in turn {m.turn}{_e(_compaction_words(m))}</li>" for m in timeline.compactions
         )
         details.append(f'<h2>Compactions</h2><ul class="compactions">{items}</ul>')
     if timeline.loops:
@@ -433,7 +449,10 @@ def _json_data(timeline: Timeline) -> str:
             }
             for p in timeline.points
         ],
-        "compactions": [{"turn": m.turn, "dropped": list(m.dropped)} for m in timeline.compactions],
+        "compactions": [
+            {"turn": m.turn, "dropped": list(m.dropped), "detail": m.detail, "unknown": m.unknown}
+            for m in timeline.compactions
+        ],
         "loops": [{"first": m.first, "last": m.last, "label": m.label} for m in timeline.loops],
     }
     return json.dumps(data, ensure_ascii=True).replace("</", "<\\/")

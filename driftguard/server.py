@@ -39,6 +39,7 @@ from driftguard import __version__
 from driftguard.errors import DriftguardError, SessionNotFoundError
 from driftguard.model import (
     CliName,
+    CompactionTrigger,
     GoalSource,
     LoopKind,
     ProjectSource,
@@ -217,6 +218,47 @@ class ActionLoopInfo(BaseModel):
     description: str = Field(description="The loop in words, e.g. `npm test` failed 3 times.")
 
 
+class DroppedInfo(BaseModel):
+    """What a compaction dropped: named neither in its summary, nor in what the host kept
+    verbatim, nor in a later prompt (secrets redacted)."""
+
+    files: list[str] = Field(description="Files edited before it, relative to the project.")
+    constraints: list[str] = Field(
+        description="The user's explicit rules (always…, never…, don't…, must…), as typed."
+    )
+    errors: list[str] = Field(description="Error lines of failed tool calls not fixed before it.")
+    withheld: int = Field(description="Excerpts the secret gate withheld whole.")
+
+
+class CompactionEntry(BaseModel):
+    """One compaction of the session and what it dropped."""
+
+    number: int = Field(description="Its place among the session's compactions, from 1.")
+    at: str | None = Field(description="When it happened (ISO 8601 UTC).")
+    trigger: CompactionTrigger | None = Field(
+        description="auto: the host compacted on its own; manual: /compact; null: not said."
+    )
+    tokens_before: int | None = Field(description="Tokens in context when it compacted.")
+    dropped: DroppedInfo
+    dropped_unknown: str | None = Field(
+        description="Why what it dropped cannot be told (the file no longer holds it)."
+    )
+
+
+class CompactionsInfo(BaseModel):
+    """The compaction ledger: how many compactions, the last one, and what it dropped."""
+
+    count: int = Field(description="Compactions in the session file.")
+    last_at: str | None = Field(description="When the last one happened (ISO 8601 UTC).")
+    dropped: DroppedInfo = Field(description="What the last compaction dropped.")
+    dropped_unknown: str | None = Field(
+        description="Why what the last compaction dropped cannot be told, else null."
+    )
+    ledger: list[CompactionEntry] = Field(
+        description="The latest compactions (at most 5), oldest first."
+    )
+
+
 class DriftResult(BaseModel):
     """The drift report of design §5.5 — the same object as ``driftguard score --json``
     (issue #11), recommendation first — plus ``text`` and ``notes``."""
@@ -236,6 +278,9 @@ class DriftResult(BaseModel):
     scoring: Scoring = Field(description="The scoring that made the score.")
     preset: str | None = Field(description="The preset whose weights were used.")
     loop: ActionLoopInfo | None = Field(description="The strongest tool-call loop, if any.")
+    compactions: CompactionsInfo = Field(
+        description="The compaction ledger: what the session's compactions dropped."
+    )
     goal: str | None = Field(description="The goal used for goal distance (given or remembered).")
     goal_source: GoalSource | None = Field(
         description="Where the goal came from: given in this call, or remembered from an "
@@ -302,6 +347,11 @@ class HandoffResult(BaseModel):
     files_modified: list[str]
     commands: list[str]
     last_errors: list[str]
+    compaction_dropped: list[str] = Field(
+        default_factory=list,
+        description="What the last compaction dropped, one phrase each (the constraint “…”, "
+        "the edited file …, the error “…”); empty without a compaction.",
+    )
     withheld_excerpts: int = Field(description="Excerpts dropped as credential-file contents.")
     score: int = Field(ge=0, le=100)
     state: State
@@ -540,6 +590,7 @@ def _handoff_result(
         files_modified=list(handoff.files_modified),
         commands=list(handoff.commands),
         last_errors=list(handoff.last_errors),
+        compaction_dropped=list(handoff.compaction_dropped),
         withheld_excerpts=handoff.withheld_excerpts,
         score=report.score,
         state=report.state,

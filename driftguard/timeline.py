@@ -5,7 +5,8 @@
 every turn with the engine (:func:`driftguard.engine.series`: the same scorer, config,
 goal and usable window as ``driftguard score``, so the last point is that command's score),
 and gathers what the page shows (:class:`~driftguard.report_html.Timeline`): each turn's
-score, factors, context and usable window; where the host compacted; the action loops,
+score, factors, context and usable window; where the host compacted and what each
+compaction dropped (the compaction ledger, secret-gated); the action loops,
 consecutive turns in the same loop grouped; the recorded history; and the handoff draft
 as the secret gate left it.
 
@@ -24,6 +25,7 @@ from driftguard.adapters import get_adapter, turn_snapshots
 from driftguard.config import load_config
 from driftguard.handoff import build_handoff
 from driftguard.history import HistoryStore
+from driftguard.ledger_view import ledger_view
 from driftguard.model import CliName, Session
 from driftguard.report_html import CompactionMark, LoopMark, Timeline, TurnPoint
 from driftguard.scoring import DriftReport
@@ -118,10 +120,28 @@ def session_timeline(
         title=f"{get_adapter(session.cli).label} · {Path(session.path).name}",
         path=session.path,
         points=tuple(points),
-        compactions=tuple(compactions),
+        compactions=_with_ledger(compactions, session),
         loops=tuple(loops),
         snapshots=recorded,
         recommendation=final.recommendation,
         handoff_draft=build_handoff(session, final).draft,
     )
     return SessionSummary(timeline, max(p.score for p in points), final.score)
+
+
+def _with_ledger(marks: Sequence[CompactionMark], session: Session) -> tuple[CompactionMark, ...]:
+    """``marks`` (the ``n``-th is the session's ``n``-th compaction) with what each dropped,
+    from the compaction ledger of the session as it is now (a candidate a later prompt
+    named survived, so the whole session says best what each compaction lost); gated by
+    :func:`driftguard.ledger_view.ledger_view`."""
+    entries = {e.number: e for e in ledger_view(session, limit=None).entries}
+    out = []
+    for number, mark in enumerate(marks, start=1):
+        entry = entries.get(number)
+        if entry is None:
+            out.append(mark)
+            continue
+        out.append(
+            CompactionMark(mark.turn, entry.phrases(), detail=entry.detail(), unknown=entry.unknown)
+        )
+    return tuple(out)

@@ -1,9 +1,10 @@
 """``driftguard watch``: a live terminal dashboard of one session (issue #5 item 1).
 
-It shows the six factors with bars, the score and its state, the recommendation, and two
-sparklines: the scores recorded in the session's history (by ``get_drift`` and the stop
-hook) and the scores this dashboard computed since it started. It redraws when the session
-file changes:
+It shows the six factors with bars, the score and its state, the recommendation, two
+sparklines — the scores recorded in the session's history (by ``get_drift`` and the stop
+hook) and the scores this dashboard computed since it started — and, once the session was
+compacted, what the last compaction dropped (:mod:`driftguard.ledger_view`: gated,
+printable, cut to the width). It redraws when the session file changes:
 
 - **file events**: a :mod:`watchdog` observer on the session file's folder (inotify,
   FSEvents, kqueue or ReadDirectoryChangesW); for a session kept in a database (a Cursor
@@ -66,6 +67,7 @@ from driftguard.adapters import is_session_name, watched_files
 from driftguard.errors import DriftguardError, SessionNotFoundError
 from driftguard.history import GuardedHistoryStore, HistoryStore
 from driftguard.incremental import SessionCache
+from driftguard.ledger_view import ledger_view
 from driftguard.model import FACTOR_NAMES, CliName, GoalUse, ResolvedBy, Session
 from driftguard.resolve import resolve_session
 from driftguard.scoring import DriftReport
@@ -224,6 +226,9 @@ def render_frame(
     if report.resolved_by != "path":
         details.append(f"resolved by {report.resolved_by.replace('_', ' ')}")
     lines.append(_clip(" · ".join(details), width))
+    last = ledger_view(session, limit=1).last
+    if last is not None:
+        lines.append(_clip(last.headline(), width))
     lines.append(_clip(f"watching with {mode} · Ctrl-C to quit", width))
     return lines
 

@@ -98,7 +98,8 @@ from driftguard.adapters._common import (
     read_token_count,
 )
 from driftguard.adapters._fastjson import load_typed
-from driftguard.model import ParsedMessage, Session, ToolCall
+from driftguard.ledger import LedgerBuilder
+from driftguard.model import CompactionTrigger, ParsedMessage, Session, ToolCall
 
 __all__ = ["RECORD_TYPES", "TOOL_KINDS", "ClaudeCodeParser", "parse"]
 
@@ -416,10 +417,42 @@ class _Conversation:
     prompts: int = 0
     """Typed prompts added, before and after compactions alike."""
     seen: bool = False
+    ledger: LedgerBuilder = field(default_factory=LedgerBuilder)
+    slots: dict[str, int] = field(default_factory=dict)
+    """The slot in ``items`` of the first message each line (by ``uuid``) made since the
+    last compaction: what a boundary's preserved segment names (:meth:`compact`)."""
 
-    def compact(self, metadata: object) -> None:
-        """A ``compact_boundary``: forget everything before it (design §5.1)."""
+    def compact(self, metadata: object, timestamp: float | None, cwd: str | None) -> None:
+        """A ``compact_boundary``: note what it dropped in the ledger, then forget
+        everything before it (design §5.1).
+
+        The ledger's digest (:class:`~driftguard.ledger.LedgerBuilder`) reads the messages
+        before the boundary less the preserved segment it names (the lines of
+        ``preservedMessages.uuids`` and ``preservedSegment``, which Claude Code keeps
+        verbatim: their slots span from the first to the last of them); the preserved
+        messages count as kept. The trigger and ``preTokens`` come from
+        ``compactMetadata``; the summary, on a later line, is given to the ledger then.
+        """
         self.compactions += 1
+        preserved = _preserved_uuids(metadata)
+        self.messages()  # every slot up to date
+        items = self.items
+        found = [self.slots[u] for u in preserved if u in self.slots]
+        start = end = len(items)
+        if found:
+            start, last = min(found), max(found)
+            end = min((slot for slot in self.slots.values() if slot > last), default=len(items))
+        kept = [m for m in items[start:end] if m is not None]
+        self.ledger.compacted(
+            (m for m in (*items[:start], *items[end:]) if m is not None),
+            timestamp=timestamp,
+            cwd=cwd,
+            trigger=_trigger(metadata),
+            tokens_before=_pre_tokens(metadata),
+            kept=[m.content for m in kept],
+            kept_paths=[c.target_path for m in kept for c in m.tool_calls if c.target_path],
+        )
+        self.slots = {}
         self.items = []
         self.holes = 0
         self.chars = 0
@@ -429,10 +462,13 @@ class _Conversation:
         self.summary = None
         self.summary_flagged = False
         self.latest_context = None
-        self.preserved = _preserved_uuids(metadata)
+        self.preserved = preserved
 
-    def add(self, message: ParsedMessage) -> None:
-        """Append a message that is final as it is (a prompt, tool results)."""
+    def add(self, message: ParsedMessage, uuid: str | None) -> None:
+        """Append a message that is final as it is (a prompt, tool results), made by the
+        line ``uuid``."""
+        if uuid is not None:
+            self.slots.setdefault(uuid, len(self.items))
         self.items.append(message)
         self.chars += len(message.content)
 
@@ -471,7 +507,9 @@ class _Conversation:
         return response
 
     def add_summary(self, message: ParsedMessage, flagged: bool) -> None:
-        """Keep the first summary after the boundary; a flagged one replaces a text match."""
+        """Keep the first summary after the boundary; a flagged one replaces a text match.
+        The ledger reads every one: what a summary names survived the compaction."""
+        self.ledger.named(message.content)
         if self.summary is None or (flagged and not self.summary_flagged):
             self.summary = message
             self.summary_flagged = flagged
@@ -514,6 +552,28 @@ def _response_key(
     if message_id is None or request_id is None or "\0" in message_id or "\0" in request_id:
         return (message_id, request_id)
     return f"{message_id}\0{request_id}"
+
+
+def _trigger(metadata: object) -> CompactionTrigger | None:
+    """``compactMetadata.trigger`` when it is ``"auto"`` or ``"manual"``."""
+    trigger = metadata.get("trigger") if isinstance(metadata, dict) else None
+    if trigger == "auto":
+        return "auto"
+    if trigger == "manual":
+        return "manual"
+    return None
+
+
+def _pre_tokens(metadata: object) -> int | None:
+    """``compactMetadata.preTokens``: Claude Code's own count of the context when it
+    compacted (2.1.197: ``yS(messages)``, its ``tokenCountWithEstimation`` — the last
+    response's ``input + cache_creation + cache_read + output`` tokens plus an estimate of
+    the messages after it, the count it compares with the auto-compact threshold), or
+    ``None`` when absent, zero or no token count."""
+    if not isinstance(metadata, dict):
+        return None
+    value = metadata.get("preTokens")
+    return (read_token_count(value) or None) if value is not None else None
 
 
 def _preserved_uuids(metadata: object) -> frozenset[str]:
@@ -654,6 +714,7 @@ class ClaudeCodeParser:
             skipped_lines=self._skipped,
             model=conversation.model,
             first_request_tokens=conversation.first_context,
+            compaction_ledger=conversation.ledger.records(),
         )
 
     # -- routing ---------------------------------------------------------------------
@@ -689,7 +750,9 @@ class ClaudeCodeParser:
             return
         conversation = self._conversation(record, None)
         if conversation is not None:
-            conversation.compact(record.compactMetadata)
+            conversation.compact(
+                record.compactMetadata, parse_timestamp(record.timestamp), self._cwd
+            )
 
     def _on_assistant(self, record: _Record) -> None:
         uuid = record.uuid if isinstance(record.uuid, str) else None
@@ -710,6 +773,8 @@ class ClaudeCodeParser:
             message_id or None, request_id or None, record.timestamp
         )
         conversation.touch(response)  # this line may change it: rebuilt at the next snapshot
+        if uuid is not None:
+            conversation.slots.setdefault(uuid, response.index)
         content = message.content
         if isinstance(content, str):
             if content and not content.isspace():
@@ -729,6 +794,7 @@ class ClaudeCodeParser:
                         name if isinstance(name, str) else "", block.input, TOOL_KINDS
                     )
                     response.tool_calls = (*response.tool_calls, call)
+                    conversation.ledger.targeted(call.target_path)
         if model is not None:
             response.model = model
             conversation.model = model
@@ -774,7 +840,8 @@ class ClaudeCodeParser:
             conversation.add(
                 ParsedMessage(
                     role="tool", content="\n".join(results), timestamp=timestamp, is_error=is_error
-                )
+                ),
+                uuid,
             )
         flagged = record.isCompactSummary is True
         if flagged or (texts and _lstripped(texts[0]).startswith(_SUMMARY_PREFIX)):
@@ -789,10 +856,10 @@ class ClaudeCodeParser:
             return
         typed = [kept for kept in map(_typed_text, texts) if kept is not None]
         if typed:
-            conversation.add(
-                ParsedMessage(role="user", content="\n".join(typed), timestamp=timestamp)
-            )
+            prompt = ParsedMessage(role="user", content="\n".join(typed), timestamp=timestamp)
+            conversation.add(prompt, uuid)
             conversation.prompts += 1
+            conversation.ledger.named(prompt.content)
             conversation.current = None  # a response never spans a typed prompt
 
 

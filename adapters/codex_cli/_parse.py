@@ -32,9 +32,13 @@ Records used:
   read (design §5.1: one source per prompt and per answer).
 * ``compacted``: a compaction boundary (design §5.1). Everything before the last one is dropped;
   its non-empty ``message`` is kept as the summary (``role="user"``, ``is_summary=True``).
-  ``replacement_history`` (the prompts Codex re-sends) is never walked: it is a copy of
-  pre-boundary items, a "preserved segment" that design §5.1 drops. ``event_msg/context_compacted``
-  marks the same event and is not counted again.
+  ``replacement_history`` (the prompts Codex re-sends) is a copy of pre-boundary items, a
+  "preserved segment" that design §5.1 drops from what is scored; the compaction ledger
+  (:class:`~driftguard.ledger.LedgerBuilder`) counts the text of its ``message`` items and the
+  targets of its tool calls as kept (the model still sees them: generated/codex's
+  0.171.0 rollout carries every prompt typed before the boundary there). The file names no
+  trigger and no token count for it. ``event_msg/context_compacted`` marks the same event and
+  is not counted again.
 
 Messages (design §5.1):
 
@@ -103,6 +107,7 @@ from driftguard.adapters._common import (
     read_token_count,
 )
 from driftguard.adapters._fastjson import load_object
+from driftguard.ledger import LedgerBuilder
 from driftguard.model import ParsedMessage, Session, ToolCall
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "TOOL_KINDS", "CodexCliParser", "parse"]
@@ -217,6 +222,7 @@ class CodexCliParser:
         self._model: str | None = None
         self._window: int | None = None
         self._compactions = 0
+        self._ledger = LedgerBuilder()
         self._skipped = 0
         self._prompts = 0
         self._messages: list[ParsedMessage] = []
@@ -406,8 +412,10 @@ class CodexCliParser:
             self._close_run()
             return
         self._end_turn()
-        self._messages.append(ParsedMessage(role="user", content="\n".join(texts), timestamp=ts))
+        prompt = ParsedMessage(role="user", content="\n".join(texts), timestamp=ts)
+        self._messages.append(prompt)
         self._prompts += 1
+        self._ledger.named(prompt.content)
 
     def _on_assistant(self, item: Mapping[str, Any], ts: float | None) -> None:
         self._open_run()
@@ -437,6 +445,7 @@ class CodexCliParser:
             self._waiting.append(index)
 
     def _add_tool_call(self, call: ToolCall, ts: float | None) -> None:
+        self._ledger.targeted(call.target_path)
         target = self._run_assistant if self._run_assistant is not None else self._run_carrier
         if target is not None:
             held = self._messages[target]
@@ -475,9 +484,19 @@ class CodexCliParser:
     def _on_compacted(self, payload: Mapping[str, Any], ts: float | None) -> None:
         self._compactions += 1
         self._end_turn()
+        summary = payload.get("message")
+        kept, kept_paths = _replacement_history(payload.get("replacement_history"))
+        if isinstance(summary, str):
+            kept.append(summary)
+        self._ledger.compacted(
+            self._messages,
+            timestamp=ts,
+            cwd=self._cwd if self._cwd is not None else self._env_cwd,
+            kept=kept,
+            kept_paths=kept_paths,
+        )
         self._messages.clear()
         self._latest_usage = None
-        summary = payload.get("message")
         if isinstance(summary, str) and summary.strip():
             self._messages.append(
                 ParsedMessage(role="user", content=summary, timestamp=ts, is_summary=True)
@@ -519,6 +538,7 @@ class CodexCliParser:
             skipped_lines=self._skipped,
             model=self._model,
             first_request_tokens=self._first_usage,
+            compaction_ledger=self._ledger.records(),
         )
 
 
@@ -552,6 +572,26 @@ def _texts(content: object, kinds: Iterable[str]) -> list[str]:
         and part["type"] in wanted
         and isinstance(part.get("text"), str)
     ]
+
+
+def _replacement_history(history: object) -> tuple[list[str], list[str]]:
+    """The texts of the ``message`` items of a ``compacted.replacement_history`` and the
+    targets of its tool calls: what Codex carries over verbatim into the compacted
+    context."""
+    texts: list[str] = []
+    paths: list[str] = []
+    if not isinstance(history, list):
+        return texts, paths
+    for item in history:
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") == "message":
+            texts.extend(_texts(item.get("content"), ("input_text", "output_text", "text")))
+            continue
+        call = _tool_call(item)
+        if call is not None and call.target_path:
+            paths.append(call.target_path)
+    return texts, paths
 
 
 def _is_harness(texts: list[str], item: Mapping[str, Any]) -> bool:

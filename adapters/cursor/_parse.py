@@ -24,6 +24,12 @@ field read and where each is documented. In short (design §4, §5.1, §5.3):
   ``clientShouldStartSendingFromInclusiveBubbleId`` on (failing that: after
   ``truncationLastBubbleIdInclusive``; failing that, for a bubble's own summary: after that
   bubble). A summary whose boundary names no bubble of the chat is counted but cuts nothing.
+  The compaction ledger (:class:`~driftguard.ledger.LedgerBuilder`) takes the summaries in
+  the order of their boundaries: each one drops the bubbles between the previous boundary
+  and its own, and keeps its text and the bubbles after it up to the next boundary; a
+  summary that names no bubble of the chat gets an entry saying what it dropped is unknown
+  (placed at its carrier bubble, or last for the composer's own). Its time is its carrier
+  bubble's ``createdAt``; no trigger or token count is recorded.
 - **Tokens.** ``context_tokens``: Cursor's own context meter of the chat
   (``promptTokenBreakdown.totalUsedTokens``, else ``contextTokensUsed``); else the
   latest remembered bubble's non-zero ``tokenCount.inputTokens`` (an assistant bubble) or
@@ -57,7 +63,8 @@ from driftguard.adapters._common import (
     read_token_count,
 )
 from driftguard.adapters.cursor._paths import file_uri_to_path
-from driftguard.model import ParsedMessage, Session, ToolCall, ToolKind
+from driftguard.ledger import LedgerBuilder
+from driftguard.model import CompactionRecord, ParsedMessage, Session, ToolCall, ToolKind
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
@@ -500,6 +507,7 @@ def build_session(
         cwd = named if isinstance(named, str) and named else None
     if cwd is None and workspace_uri is not None:
         cwd = file_uri_to_path(workspace_uri)
+    ledger = _ledger(items, list(summaries.values()), cwd)
     last_model = next(
         (m.model for m in reversed(messages) if m.role == "assistant" and m.model), None
     )
@@ -516,4 +524,44 @@ def build_session(
         skipped_lines=skipped,
         model=last_model or model,
         first_request_tokens=first_request,
+        compaction_ledger=ledger,
     )
+
+
+def _ledger(
+    items: list[_Item], summaries: list[_Summary], cwd: str | None
+) -> tuple[CompactionRecord, ...]:
+    """The compaction ledger of a chat (module docstring): one record per summary."""
+    placed: list[tuple[int, int | None, _Summary]] = []
+    for summary in summaries:
+        start = _remembered_from(items, summary)
+        where = summary.carrier + 1 if summary.carrier is not None else len(items)
+        placed.append((start if start is not None else where, start, summary))
+    placed.sort(key=lambda entry: entry[0])
+    ledger = LedgerBuilder()
+    previous = 0
+    for index, (_, start, summary) in enumerate(placed):
+        stamp = items[summary.carrier].timestamp if summary.carrier is not None else None
+        if start is None:
+            ledger.compacted(
+                (),
+                timestamp=stamp,
+                cwd=cwd,
+                unknown="Cursor's summary names no message of the chat it follows",
+            )
+            continue
+        upto = next((p[1] for p in placed[index + 1 :] if p[1] is not None), len(items))
+        ledger.compacted(
+            (m for item in items[previous:start] for m in item.messages),
+            timestamp=stamp,
+            cwd=cwd,
+            kept=[summary.text],
+        )
+        for item in items[start:upto]:
+            for message in item.messages:
+                if message.role == "user":
+                    ledger.named(message.content)
+                for call in message.tool_calls:
+                    ledger.targeted(call.target_path)
+        previous = max(previous, start)
+    return ledger.records()

@@ -58,6 +58,14 @@ Compaction (design §5.1; formats.md §B.7)
     words — is before the boundary and dropped; the snapshot is kept as one
     ``ParsedMessage(role="user", is_summary=True)``, followed by the messages recorded since.
 
+    The compaction ledger (:class:`~driftguard.ledger.LedgerBuilder`) reads, at such a
+    rewrite, the remembered messages the rewrite leaves out (those before it that are
+    neither in its list nor the kept tail of an earlier compaction); the snapshot and the
+    kept tail count as kept. When nothing was remembered before the rewrite — a legacy
+    ``.json``, which Gemini CLI rewrites whole, or a JSONL that opens with such a rewrite
+    (a migrated ``.json``) — the file no longer holds what the compaction dropped, and its
+    ledger entry says so. The file names no trigger and no token count for it.
+
 Tokens (design §5.3; formats.md §B.5)
     ``tokens.input`` is the prompt size and already includes ``tokens.cached``.
     ``context_tokens`` = ``tokens.input`` of the latest remembered ``gemini`` record with a
@@ -93,7 +101,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -112,6 +120,7 @@ from driftguard.adapters._common import (
 )
 from driftguard.adapters._fastjson import load_object
 from driftguard.errors import SessionFormatError, from_os_error
+from driftguard.ledger import LedgerBuilder
 from driftguard.model import ParsedMessage, Session, ToolCall
 
 __all__ = [
@@ -204,6 +213,7 @@ class GeminiCliParser:
         self._cwd: str | None = None
         self._skipped = 0
         self._compactions = 0
+        self._ledger = LedgerBuilder()
         self._summary: ParsedMessage | None = None
         self._boundary: frozenset[str] = frozenset()
         self._snapshots_seen: set[str] = set()
@@ -265,6 +275,7 @@ class GeminiCliParser:
             self._rebuild(messages)
 
     def _rebuild(self, messages: Iterable[object]) -> None:
+        before = self._entries
         self._entries = {}
         snapshot: tuple[str, float | None] | None = None
         for item in messages:
@@ -285,7 +296,32 @@ class GeminiCliParser:
         self._summary = ParsedMessage(
             role="user", content=text, timestamp=timestamp, is_summary=True
         )
+        self._note_compaction(before, text, timestamp)
         self._boundary = frozenset(self._entries)
+
+    def _note_compaction(
+        self, before: Mapping[str, _Entry], snapshot: str, timestamp: float | None
+    ) -> None:
+        """Give the ledger the compaction whose rewrite replaced ``before`` (module doc)."""
+        remembered = {i: e for i, e in before.items() if i not in self._boundary}
+        if not any(e.message is not None or e.results for e in remembered.values()):
+            self._ledger.compacted(
+                (),
+                timestamp=timestamp,
+                cwd=self._cwd,
+                unknown="Gemini CLI rewrote the session whole with the summary in place of "
+                "the messages before it, so the file no longer holds them",
+            )
+            return
+        dropped = [e for i, e in remembered.items() if i not in self._entries]
+        kept = list(_messages_of(self._entries.values(), set()))
+        self._ledger.compacted(
+            _messages_of(dropped, set()),
+            timestamp=timestamp,
+            cwd=self._cwd,
+            kept=[snapshot, *(m.content for m in kept)],
+            kept_paths=[c.target_path for m in kept for c in m.tool_calls if c.target_path],
+        )
 
     def _rewind(self, target: str) -> None:
         if target not in self._entries:
@@ -309,6 +345,12 @@ class GeminiCliParser:
                 self._skipped += 1
             entry = _EMPTY
         self._entries[message_id] = entry
+        message = entry.message
+        if message is not None:
+            if message.role == "user":
+                self._ledger.named(message.content)
+            for call in message.tool_calls:
+                self._ledger.targeted(call.target_path)
         return entry
 
     def _gemini_entry(self, message_id: str, record: dict[str, Any]) -> _Entry:
@@ -387,22 +429,9 @@ class GeminiCliParser:
             if entry.message is not None:
                 messages.append(entry.message)
             if entry.results:
-                fresh: list[_Result] = []
-                for result in entry.results:
-                    if result.key is not None:
-                        if result.key in emitted:
-                            continue
-                        emitted.add(result.key)
-                    fresh.append(result)
-                if fresh:
-                    messages.append(
-                        ParsedMessage(
-                            role="tool",
-                            content="\n".join(r.text for r in fresh),
-                            timestamp=entry.timestamp,
-                            is_error=any(r.is_error for r in fresh),
-                        )
-                    )
+                results = _results_message(entry, emitted)
+                if results is not None:
+                    messages.append(results)
             if entry.input_tokens:
                 context_tokens = entry.input_tokens
             if entry.model:
@@ -421,10 +450,43 @@ class GeminiCliParser:
             skipped_lines=self._skipped,
             model=model or self._last_model,
             first_request_tokens=self._first_input,
+            compaction_ledger=self._ledger.records(),
         )
 
 
 # ---------------------------------------------------------------------- record helpers
+
+
+def _results_message(entry: _Entry, emitted: set[str]) -> ParsedMessage | None:
+    """The ``role="tool"`` message of ``entry``'s tool results, leaving out the results
+    whose call id is in ``emitted`` (and adding the others' ids to it); ``None`` when
+    none is left."""
+    fresh: list[_Result] = []
+    for result in entry.results:
+        if result.key is not None:
+            if result.key in emitted:
+                continue
+            emitted.add(result.key)
+        fresh.append(result)
+    if not fresh:
+        return None
+    return ParsedMessage(
+        role="tool",
+        content="\n".join(r.text for r in fresh),
+        timestamp=entry.timestamp,
+        is_error=any(r.is_error for r in fresh),
+    )
+
+
+def _messages_of(entries: Iterable[_Entry], emitted: set[str]) -> Iterator[ParsedMessage]:
+    """The messages of ``entries`` in order, each tool result once (as :meth:`session`)."""
+    for entry in entries:
+        if entry.message is not None:
+            yield entry.message
+        if entry.results:
+            results = _results_message(entry, emitted)
+            if results is not None:
+                yield results
 
 
 def _parts(content: object) -> list[Any]:

@@ -289,7 +289,8 @@ def score_session(
         resolved_by: how the session file was chosen, carried into the report.
         scoring: ``"seed"`` (design §5 as first written) or ``"calibrated"``.
         usable: where the host compacts; ``None`` derives it from the window by the host's
-            default rule (:func:`driftguard.compaction.usable_window`).
+            default rule, or from the transcript's own automatic compactions
+            (:func:`driftguard.compaction.usable_window`).
         calibration: the calibrated scoring's constants (tests and the calibration
             benchmark pass others).
         preset: the preset the weights came from, carried into the report.
@@ -310,7 +311,10 @@ def score_session(
         window_source = "file" if window == session.context_window else "host"
     if usable is None:
         usable = usable_window(
-            session.cli, window, window_from_file=window == session.context_window
+            session.cli,
+            window,
+            window_from_file=window == session.context_window,
+            compactions=session.compaction_ledger,
         )
     if features is None:
         features = Features.of(session.messages)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from driftguard.budget import turns_phrase
+from driftguard.ledger_view import ledger_view
 from driftguard.model import FACTOR_NAMES, Audience, GoalUse, Recording, WindowSource
 from driftguard.scoring.composite import NOT_ENOUGH_MESSAGES, DriftReport
 from driftguard.scoring.format import BAR_CELLS, bar, display_round, iso_utc, plural, when_utc
@@ -33,6 +34,7 @@ __all__ = [
     "iso_utc",
     "outcome_json_fields",
     "plural",
+    "render_compaction_lines",
     "render_goal_line",
     "render_session_line",
     "render_text",
@@ -73,8 +75,10 @@ def to_json_dict(report: DriftReport) -> dict[str, Any]:
     """The design §5.5 JSON object (field names are a contract other tools read), with
     what issue #8 adds: ``scoring``, ``preset``, ``loop`` and, in ``session``,
     ``usable_window``, ``tokens_until_compaction``, ``usable_window_rule``,
-    ``usable_window_overrides`` and ``context_window_source``. ``recommendation`` comes
-    first; factors have one decimal, weights :data:`WEIGHT_DECIMALS` (issue #11)."""
+    ``usable_window_overrides`` and ``context_window_source``; and what issue #13 adds:
+    ``compactions``, the compaction ledger (:mod:`driftguard.ledger_view` gives its
+    shape; ``session.compactions`` stays the count). ``recommendation`` comes first;
+    factors have one decimal, weights :data:`WEIGHT_DECIMALS` (issue #11)."""
     session = report.session
     usable = report.usable
     return {
@@ -111,6 +115,7 @@ def to_json_dict(report: DriftReport) -> dict[str, Any]:
         "scoring": report.scoring,
         "preset": report.preset,
         "loop": _loop_json(report),
+        "compactions": ledger_view(session).to_json(),
     }
 
 
@@ -188,6 +193,13 @@ def render_text(report: DriftReport, *, audience: Audience = "cli") -> str:
     if report.handoff_suggested:
         lines.append(handoff_line(audience))
     return "\n".join(lines)
+
+
+def render_compaction_lines(report: DriftReport) -> list[str]:
+    """What the latest compaction dropped, and the rules earlier ones dropped, for the
+    text report (:meth:`driftguard.ledger_view.LedgerView.lines`; gated and printable);
+    none for a session never compacted."""
+    return ledger_view(report.session).lines()
 
 
 def render_goal_line(goal: GoalUse | None, audience: Audience, *, keepable: bool = True) -> str:

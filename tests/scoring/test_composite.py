@@ -153,7 +153,7 @@ def test_the_compaction_summary_is_not_a_message() -> None:
     assert session.assistant_texts == ("one reply",)
 
 
-def test_json_report_has_the_contract_field_names_and_what_issue_8_adds() -> None:
+def test_json_report_has_the_contract_field_names_and_what_issues_8_and_13_add() -> None:
     replies = [f"reply {i} with some words" for i in range(8)]
     report = score_session(
         make_session(replies, context_tokens=150_000), weights=CODING, goal="words"
@@ -171,6 +171,7 @@ def test_json_report_has_the_contract_field_names_and_what_issue_8_adds() -> Non
         "scoring",
         "preset",
         "loop",
+        "compactions",
     }
     assert set(payload["factors"]) == set(FACTOR_NAMES)
     assert set(payload["weights"]) == set(FACTOR_NAMES)

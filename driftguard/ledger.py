@@ -1,0 +1,483 @@
+"""The compaction ledger (issue #13 item 3): per compaction, a small digest of what it
+dropped — the files edited, the user's explicit constraints and the last errors that the
+summary did not keep — told without a model, from the transcript. Also the transcript
+facts the handoff shares with it (error lines, which tool results failed unfixed, paths
+relative to the working directory).
+
+The adapters build the ledger while they parse (:class:`LedgerBuilder`): at each
+compaction the messages before it are still at hand, so the digest costs one pass over
+them, and afterwards each new prompt, reply and tool call is checked against the few
+candidates still open. The scored messages stay what the model remembers (design §5.1);
+only the digest of what was dropped is kept, never the messages. Pure: no I/O, no secret
+gate (what is *shown* is gated by :mod:`driftguard.ledger_view`), nothing a source's
+format names.
+
+**Candidates**, from the messages the model remembered just before the compaction:
+
+- *files*: the ``target_path`` of each tool call of kind ``"edit"`` (the adapter tells
+  kinds by tool name, as for the handoff), the :data:`FILE_LIMIT` edited last, each once;
+- *constraints*: the sentences of the prompts the person typed (``role="user"``, not the
+  summary; fenced code removed, design §5.2) that state a rule: a sentence — split at
+  ``.``/``!``/``?`` followed by a blank and at line ends, list markers dropped — of at
+  least :data:`MIN_CONSTRAINT_WORDS` words in which *always*, *never*, *don't* (or
+  *dont*, *do not*) or *must* (*must not*, *mustn't*) opens the sentence or a clause
+  after ``,``/``;``/``:``, optionally after *and*, *but*, *so*, *also*, *please*,
+  *remember*, *important*, *note* and a *you*/*we* subject ("Never touch migrations/.",
+  "Please always run the tests first", "Fix it, but don't rename the API"), unless the
+  word is followed by *mind*, *need(s)*, *have to*/*has to* or *worry* ("never mind",
+  "you don't need to …" grant, not forbid), and which is not a question. Case does not
+  matter. The :data:`CONSTRAINT_LIMIT` latest distinct ones are kept, each cut to
+  :data:`SENTENCE_CHARS` characters. Checked on the real prompts of the shared corpus and
+  of the labelled runs (``../shared/validation``, 1,226 prompts): every sentence it picks
+  there is an instruction or a stated rule, bar fragments where a quoted text was wrapped
+  mid-sentence (a line end is a break);
+- *errors*: the :data:`ERROR_LIMIT` latest distinct error lines of failed tool results
+  that no later run of the same action fixed (:func:`latest_errors`, :func:`error_line`:
+  the handoff's rule), each cut to :data:`LINE_CHARS_KEPT` characters.
+
+**Did not survive** = a candidate named neither in the compaction summary, nor in what the
+host carried over verbatim (the adapter passes it: a preserved segment, a replacement
+history, a kept tail), nor in a prompt the person typed after the compaction (up to the
+next one); a file also survives when a later tool call targets it. The model's own later
+replies are not read: checking every reply would cost the parse a lower-cased copy of
+most of the session, and a reply seldom repeats a rule or an error word for word. "Named"
+is a case-insensitive match on whitespace-collapsed text: a constraint (without its end
+punctuation) or an error line appears whole; a file's path (as the call named it, or
+relative to the working directory) appears with no word character, ``.``, ``-`` or ``/``
+right before it and no word character, ``-`` or ``/`` right after it. Paraphrases are not
+recognised, so a constraint the summary reworded counts as dropped: the ledger errs
+towards saying too much, never towards hiding a loss.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from driftguard.model import CompactionRecord, CompactionTrigger, ParsedMessage, ToolCall
+from driftguard.scoring.text import remove_code
+
+__all__ = [
+    "CONSTRAINT_LIMIT",
+    "ERROR_LIMIT",
+    "ERROR_SCAN_LINES",
+    "FILE_LIMIT",
+    "LINE_CHARS_KEPT",
+    "MIN_CONSTRAINT_WORDS",
+    "SCAN_CHARS",
+    "SENTENCE_CHARS",
+    "LedgerBuilder",
+    "constraint_sentences",
+    "error_line",
+    "latest_errors",
+    "one_line",
+    "relative",
+]
+
+FILE_LIMIT = 10
+"""Files a compaction's digest holds at most: the ones edited last before it."""
+CONSTRAINT_LIMIT = 5
+"""Constraint sentences a digest holds at most: the latest ones."""
+ERROR_LIMIT = 3
+"""Error lines a digest holds at most: the latest ones."""
+MIN_CONSTRAINT_WORDS = 3
+"""Words a sentence needs to count as a constraint (``Never.`` alone says nothing)."""
+SENTENCE_CHARS = 300
+"""Characters kept of one constraint sentence (what is shown is cut again after the
+secret gate, so a cut here never shows half a secret)."""
+LINE_CHARS_KEPT = 1_000
+"""Characters kept of one error line (shown lines are cut far shorter, after the gate)."""
+SCAN_CHARS = 20_000
+"""Characters of a failed tool result searched for its error line."""
+ERROR_SCAN_LINES = 200
+"""Lines of an error output searched for the line that reads like an error."""
+
+_ERROR_LINE = re.compile(
+    r"(?:error|exception)(?:\[[^\]\n]{0,80}\])?:|\b(?:fatal|failed|failure):|\bERR!",
+    re.IGNORECASE,
+)
+_WRAPPER_TAG = re.compile(r"</?tool_use_error>")
+_RESULT_HEADER = re.compile(
+    r"(?:Exit code:? -?\d+|Process exited with code -?\d+|Chunk ID: \S+"
+    r"|Wall time: [\d.]+ seconds?|Original token count: \d+|Total output lines: \d+|Output:)"
+)
+"""The lines a CLI puts before a command's own output: Claude Code's Bash error
+``Exit code 1``; Codex's ``Exit code: 1`` / ``Wall time: … seconds`` / ``Output:`` and, for
+unified exec, ``Chunk ID:``, ``Process exited with code 1``, ``Original token count:`` (the
+strings in the Codex 0.171.0 binary). They say that it failed, not what failed."""
+
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
+_LIST_MARKER = re.compile(r"^(?:[-*•>]+|\d{1,3}[.)])\s+")
+_CONSTRAINT = re.compile(
+    r"(?:^|[,;:]\s+)"
+    r"(?:(?:and|but|so|also|please|remember|important|note)\b[,:]?\s+)*"
+    r"(?:(?:you|we)\s+)?"
+    r"(?:always|never|don['’]?t|do\s+not|must(?:\s+not|n['’]t)?)\b"
+    r"(?!\s+(?:mind|need|needs|have\s+to|has\s+to|worry)\b)",
+    re.IGNORECASE,
+)
+
+
+def one_line(text: str) -> str:
+    """``text`` with every run of whitespace collapsed to one blank, ends stripped."""
+    return " ".join(text.split())
+
+
+def relative(path: str, cwd: str | None) -> str:
+    """``path`` relative to ``cwd`` when it lies under it (plain string prefix; POSIX or
+    Windows separators), else unchanged."""
+    if cwd:
+        root = cwd.rstrip("/\\")
+        for sep in ("/", "\\"):
+            if root and path.startswith(root + sep) and len(path) > len(root) + 1:
+                return path[len(root) + 1 :]
+    return path
+
+
+def error_line(text: str, cwd: str | None) -> str:
+    """The one line of a failed tool result's ``text`` that says what failed, whitespace
+    collapsed and not cut, with the ``cwd`` prefix of absolute paths dropped.
+
+    The first line that reads like an error message (``…Error:``, ``error:``,
+    ``error[…]:``, ``fatal:``, ``failed:``, ``ERR!``) within the first
+    :data:`ERROR_SCAN_LINES` non-blank lines, else the first non-blank line after the CLI's
+    own header (Claude Code's ``Exit code 1``, Codex's ``Exit code: 1`` / ``Wall time:`` /
+    ``Output:``), else the header; ``"(no error text)"`` for a blank text. Real tool errors
+    often open with log noise (a ``level=info`` line, a ``WARN`` banner, a bare file path),
+    so the first line alone rarely says what failed.
+    """
+    if cwd and cwd.rstrip("/\\"):
+        root = cwd.rstrip("/\\")
+        text = text.replace(root + "/", "").replace(root + "\\", "")
+    lines = [line.strip() for line in _WRAPPER_TAG.sub("", text).splitlines()]
+    lines = [line for line in lines if line][:ERROR_SCAN_LINES]
+    if not lines:
+        return "(no error text)"
+    output = [line for line in lines if not _RESULT_HEADER.fullmatch(line)]
+    lines = output or lines
+    chosen = next((line for line in lines if _ERROR_LINE.search(line, 0, 1000)), lines[0])
+    return one_line(chosen)
+
+
+def _action_key(call: ToolCall) -> tuple[str, str]:
+    """What makes two calls "the same run" for :func:`latest_errors`: the shell command
+    (whitespace collapsed), the file an edit tool wrote, else the tool and its arguments."""
+    if call.kind == "shell" and call.command:
+        return ("shell", one_line(call.command))
+    if call.kind == "edit" and call.target_path:
+        return ("edit", call.target_path)
+    return (call.name, call.args_digest)
+
+
+def _tool_results(
+    messages: Sequence[ParsedMessage],
+) -> list[tuple[tuple[str, str] | None, ParsedMessage]]:
+    """Each tool result, oldest first, with the action of the call it answers (``None``
+    when it cannot be told). Calls of one response (one message, or consecutive call-only
+    tool messages, as Codex and Gemini write parallel calls) are answered in order; a
+    result is paired with its call by that order (the files link them by id, which the
+    parsed session does not keep)."""
+    out: list[tuple[tuple[str, str] | None, ParsedMessage]] = []
+    calls: list[ToolCall] = []
+    answered = 0
+    for message in messages:
+        if message.tool_calls:
+            parallel = bool(calls) and answered == 0 and not message.content.strip()
+            calls = [*calls, *message.tool_calls] if parallel else list(message.tool_calls)
+            answered = 0
+        elif message.role == "tool":
+            call = (
+                calls[0]
+                if len(calls) == 1
+                else (calls[answered] if answered < len(calls) else None)
+            )
+            out.append((_action_key(call) if call is not None else None, message))
+            answered += 1
+        else:
+            calls, answered = [], 0
+    return out
+
+
+def latest_errors(
+    messages: Sequence[ParsedMessage], describe: Callable[[str], str | None], limit: int
+) -> tuple[str, ...]:
+    """The latest ``limit`` distinct descriptions of failed tool results, oldest first.
+
+    A failed result is one the CLI marked ``is_error``. It is left out when a later run
+    of the same action succeeded (issue #11: it was fixed) — the same shell command, an
+    edit of the same file, or the same tool with the same arguments. ``describe`` turns a
+    result's text into its line (the handoff gates it first and cuts it; the ledger keeps
+    it whole), or ``None`` to pass the result over (the gate withheld it); each line is
+    listed once, however often it recurred.
+    """
+    if not any(message.is_error for message in messages):
+        return ()
+    fixed: set[tuple[str, str]] = set()
+    picked: dict[str, None] = {}
+    for action, message in reversed(_tool_results(messages)):
+        if not message.is_error:
+            if action is not None:
+                fixed.add(action)
+            continue
+        if action is not None and action in fixed:
+            continue
+        line = describe(message.content)
+        if line is None:
+            continue
+        picked.setdefault(line)
+        if len(picked) >= limit:
+            break
+    return tuple(reversed(picked))
+
+
+def constraint_sentences(text: str) -> list[str]:
+    """The sentences of one typed prompt that state an explicit constraint (module
+    docstring), in order, whitespace collapsed and cut to :data:`SENTENCE_CHARS`."""
+    if not _has_trigger(text):
+        return []
+    found: list[str] = []
+    for raw in _SENTENCE_BREAK.split(remove_code(text)):
+        sentence = _LIST_MARKER.sub("", one_line(raw))
+        if (
+            len(sentence.split()) < MIN_CONSTRAINT_WORDS
+            or sentence.endswith("?")
+            or not _CONSTRAINT.search(sentence)
+        ):
+            continue
+        found.append(sentence[:SENTENCE_CHARS])
+    return found
+
+
+_TRIGGER_WORDS = ("always", "never", "don", "do", "must")
+
+
+def _has_trigger(text: str) -> bool:
+    """A cheap test before the sentence split: does any trigger word occur at all?"""
+    lowered = text.lower()
+    return any(word in lowered for word in _TRIGGER_WORDS)
+
+
+def _key(text: str) -> str:
+    """A candidate's or a haystack's matching form: lower-cased, whitespace collapsed."""
+    return " ".join(text.lower().split())
+
+
+def _constraint_key(sentence: str) -> str:
+    """A constraint's matching form: :func:`_key` without end punctuation or quotes."""
+    return _key(sentence).strip(" \"'“”‘’`").rstrip(".!?;:").strip(" \"'“”‘’`")
+
+
+@dataclass(frozen=True, slots=True)
+class _Path:
+    """A file candidate: the path as the call named it, and the forms that name it (the
+    path and the path relative to the working directory, in :func:`_key` form)."""
+
+    path: str
+    keys: tuple[str, ...]
+
+    def named_in(self, haystack: str) -> bool:
+        """Whether ``haystack`` (in :func:`_key` form) names the file (module docstring);
+        the pattern is built only when a key occurs at all (the ``re`` cache keeps it)."""
+        if not any(key in haystack for key in self.keys):
+            return False
+        alternatives = "|".join(re.escape(k) for k in sorted(self.keys, key=len, reverse=True))
+        return re.search(rf"(?<![\w./-])(?:{alternatives})(?![\w/-])", haystack) is not None
+
+
+def _base_name(path: str) -> str:
+    """The last segment of ``path`` (POSIX or Windows separators), lower-cased."""
+    return path[max(path.rfind("/"), path.rfind("\\")) + 1 :].lower()
+
+
+def _path_keys(path: str, cwd: str | None) -> tuple[str, ...]:
+    """The forms that name ``path``: itself and relative to ``cwd``, in :func:`_key` form."""
+    return tuple(dict.fromkeys(k for k in (_key(path), _key(relative(path, cwd))) if k))
+
+
+@dataclass(slots=True)
+class _Open:
+    """The latest compaction while later messages may still name its candidates."""
+
+    timestamp: float | None
+    trigger: CompactionTrigger | None
+    tokens_before: int | None
+    cwd: str | None
+    unknown: str | None
+    files: list[_Path] = field(default_factory=list)
+    constraints: dict[str, str] = field(default_factory=dict)
+    """Matching form → the sentence as typed."""
+    errors: dict[str, str] = field(default_factory=dict)
+    """Matching form → the error line."""
+    base_names: frozenset[str] = frozenset()
+    """The :func:`_base_name` of each file candidate: a later tool call on a file of
+    another name targets none of them (the test that keeps :meth:`targeted` cheap)."""
+    probes: tuple[str, ...] = ()
+    """The longest blank-free piece of each candidate's matching form: a text whose
+    lower-cased form holds none of them names no candidate (the test that keeps
+    :meth:`named_in` from collapsing the whitespace of every later text)."""
+
+    def pending(self) -> bool:
+        """Whether a later message may still name a candidate."""
+        return bool(self.probes)
+
+    def record(self) -> CompactionRecord:
+        return CompactionRecord(
+            timestamp=self.timestamp,
+            trigger=self.trigger,
+            tokens_before=self.tokens_before,
+            dropped_files=tuple(f.path for f in self.files),
+            dropped_constraints=tuple(self.constraints.values()),
+            dropped_errors=tuple(self.errors.values()),
+            dropped_unknown=self.unknown,
+        )
+
+    def changed(self) -> None:
+        """The candidates changed: recompute :attr:`base_names` and :attr:`probes`."""
+        self.base_names = frozenset(_base_name(f.path) for f in self.files)
+        keys = [*(k for f in self.files for k in f.keys), *self.constraints, *self.errors]
+        self.probes = tuple(dict.fromkeys(max(k.split(), key=len) for k in keys if k.strip()))
+
+    def named_in(self, text: str) -> bool:
+        """Drop the candidates ``text`` names; whether any was dropped."""
+        lowered = text.lower()
+        if not any(probe in lowered for probe in self.probes):
+            return False
+        haystack = " ".join(lowered.split())
+        before = len(self.files) + len(self.constraints) + len(self.errors)
+        self.files = [f for f in self.files if not f.named_in(haystack)]
+        for table in (self.constraints, self.errors):
+            for key in [k for k in table if k in haystack]:
+                del table[key]
+        if len(self.files) + len(self.constraints) + len(self.errors) == before:
+            return False
+        self.changed()
+        return True
+
+    def targeted(self, path: str) -> bool:
+        """Drop the file candidate a later tool call on ``path`` names; whether one was."""
+        if _base_name(path) not in self.base_names:
+            return False
+        keys = set(_path_keys(path, self.cwd))
+        kept = [f for f in self.files if f.path != path and not keys.intersection(f.keys)]
+        if len(kept) == len(self.files):
+            return False
+        self.files = kept
+        self.changed()
+        return True
+
+
+class LedgerBuilder:
+    """The compaction ledger of one conversation, built while its session is parsed.
+
+    The adapter calls :meth:`compacted` at each compaction with the messages the model
+    remembered just before it, then :meth:`named` with each later text that counts (the
+    summary when it comes on a later line, the prompts typed) and :meth:`targeted` with
+    the path of each later tool call; :meth:`records` is the ledger so far. Only the
+    latest compaction is still open: a compaction closes the one before it. Per later
+    prompt the work is nothing once no candidate is left, else one lower-cased copy of its
+    text and a substring test per candidate (at most 18); per later tool call, one look-up
+    of its file name.
+    """
+
+    __slots__ = ("_closed", "_open", "_records")
+
+    def __init__(self) -> None:
+        self._closed: list[CompactionRecord] = []
+        self._open: _Open | None = None
+        self._records: tuple[CompactionRecord, ...] | None = ()
+
+    def compacted(
+        self,
+        before: Iterable[ParsedMessage],
+        *,
+        timestamp: float | None,
+        cwd: str | None,
+        trigger: CompactionTrigger | None = None,
+        tokens_before: int | None = None,
+        kept: Iterable[str] = (),
+        kept_paths: Iterable[str] = (),
+        unknown: str | None = None,
+    ) -> None:
+        """A compaction happened.
+
+        Args:
+            before: the messages the model remembered just before it, oldest first, less
+                what the host carried over verbatim (a preserved segment, a kept tail);
+                a summary among them is not a source of candidates.
+            timestamp: when, seconds since the epoch, or ``None``.
+            cwd: the session's working directory then (paths are matched relative to it).
+            trigger: ``"auto"``/``"manual"`` where the file says.
+            tokens_before: the context size at the compaction where the file records it.
+            kept: the texts the model keeps: the summary (when it comes with the
+                compaction) and what the host carried over verbatim.
+            kept_paths: the targets of tool calls the host carried over verbatim.
+            unknown: why the file no longer tells what this compaction dropped (then
+                ``before`` is not read).
+        """
+        if self._open is not None:
+            self._closed.append(self._open.record())
+        entry = _Open(timestamp, trigger, tokens_before, cwd, unknown)
+        self._open = entry
+        self._records = None
+        if unknown is None:
+            messages = list(before)
+            entry.files = _edited(messages, cwd)
+            entry.constraints = _constraints(messages)
+            entry.errors = {
+                _key(line): line
+                for line in latest_errors(
+                    messages,
+                    lambda text: error_line(text[:SCAN_CHARS], cwd)[:LINE_CHARS_KEPT],
+                    ERROR_LIMIT,
+                )
+            }
+            entry.changed()
+        for text in kept:
+            self.named(text)
+        for path in kept_paths:
+            self.targeted(path)
+
+    def named(self, text: str) -> None:
+        """``text`` is seen by the model after the latest compaction (its summary, what the
+        host carried over, a prompt typed since): the candidates it names survived."""
+        entry = self._open
+        if entry is not None and entry.pending() and entry.named_in(text):
+            self._records = None
+
+    def targeted(self, path: str | None) -> None:
+        """A tool call after the latest compaction targets ``path``: that file survived."""
+        entry = self._open
+        if path and entry is not None and entry.files and entry.targeted(path):
+            self._records = None
+
+    def records(self) -> tuple[CompactionRecord, ...]:
+        """One :class:`CompactionRecord` per compaction so far, oldest first (the same
+        tuple while nothing changed)."""
+        if self._records is None:
+            closed = tuple(self._closed)
+            self._records = closed if self._open is None else (*closed, self._open.record())
+        return self._records
+
+
+def _edited(messages: Sequence[ParsedMessage], cwd: str | None) -> list[_Path]:
+    """The :data:`FILE_LIMIT` files edited last, oldest first, each once."""
+    last: dict[str, None] = {}
+    for message in messages:
+        for call in message.tool_calls:
+            if call.kind == "edit" and call.target_path:
+                last.pop(call.target_path, None)
+                last[call.target_path] = None
+    return [_Path(path, _path_keys(path, cwd)) for path in list(last)[-FILE_LIMIT:]]
+
+
+def _constraints(messages: Sequence[ParsedMessage]) -> dict[str, str]:
+    """The :data:`CONSTRAINT_LIMIT` latest distinct constraint sentences, oldest first."""
+    found: dict[str, str] = {}
+    for message in messages:
+        if message.role == "user" and not message.is_summary:
+            for sentence in constraint_sentences(message.content):
+                key = _constraint_key(sentence)
+                found.pop(key, None)
+                found[key] = sentence
+    return dict(list(found.items())[-CONSTRAINT_LIMIT:])

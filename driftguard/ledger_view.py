@@ -1,0 +1,319 @@
+"""The compaction ledger as driftguard shows it (issue #13 item 3): in ``driftguard score``
+(text and ``--json``), ``get_drift`` (structured content and text), ``watch``, the HTML
+report and the handoff.
+
+:func:`ledger_view` turns a session's :attr:`~driftguard.model.Session.compaction_ledger`
+(built by its adapter, :mod:`driftguard.ledger`) into what is shown: per compaction its
+number, time, trigger, context size and what it dropped — edited files relative to the
+session's working directory, constraint sentences, error lines — or why that cannot be
+told. Every excerpt passes :func:`driftguard.secrets.gate` first (an excerpt it withholds
+whole is counted, never shown), then :func:`driftguard.terminal.printable`, and is cut to
+:data:`CONSTRAINT_CHARS` / :data:`ERROR_CHARS` / :data:`PATH_CHARS` characters after the
+gate (never inside a redaction marker), so a cut never leaves half a secret unrecognised.
+
+The JSON object (``compactions`` in ``driftguard score --json`` and ``get_drift``)::
+
+    {"count": int,                       # compactions in the session file
+     "last_at": str|null,                # the latest one, ISO 8601 UTC
+     "dropped": {"files": [str], "constraints": [str], "errors": [str],
+                 "withheld": int},       # what the latest one dropped
+     "dropped_unknown": str|null,        # why what it dropped cannot be told
+     "ledger": [{"number": int, "at": str|null, "trigger": "auto"|"manual"|null,
+                 "tokens_before": int|null, "dropped": {…}, "dropped_unknown": str|null}]}
+
+``ledger`` holds the latest :data:`LEDGER_SHOWN` compactions, oldest first (``number`` is
+1-based over the whole session). Views are cached per ledger entry, so a repeat
+``get_drift`` gates nothing again.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from driftguard.ledger import one_line, relative
+from driftguard.model import CompactionRecord, CompactionTrigger, Session
+from driftguard.scoring.format import iso_utc, when_utc
+from driftguard.secrets import MARKER_PATTERN, gate
+from driftguard.terminal import printable
+
+__all__ = [
+    "CONSTRAINT_CHARS",
+    "ERROR_CHARS",
+    "LEDGER_SHOWN",
+    "PATH_CHARS",
+    "EntryView",
+    "LedgerView",
+    "clip",
+    "ledger_view",
+]
+
+LEDGER_SHOWN = 5
+"""Compactions the JSON and the text list at most: the latest ones."""
+CONSTRAINT_CHARS = 200
+"""Characters shown of one constraint sentence."""
+ERROR_CHARS = 160
+"""Characters shown of one error line (the handoff's line length)."""
+PATH_CHARS = 200
+"""Characters shown of one file path."""
+FILES_NAMED = 3
+"""Files a sentence names before saying how many more there are."""
+GATE_CHARS = 20_000
+"""Characters of one excerpt passed to the gate (a kept excerpt is far shorter)."""
+
+Gate = Callable[[str], str | None]
+"""An excerpt → its gated, printable text, or ``None`` when the gate withholds it whole."""
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with "…", never inside a redaction marker."""
+    if len(text) <= limit:
+        return text
+    cut = limit - 1
+    for found in MARKER_PATTERN.finditer(text, 0, limit + 64):
+        if found.start() < cut < found.end():
+            cut = found.start()
+            break
+    return text[:cut].rstrip() + "…"
+
+
+def _default_gate(text: str) -> str | None:
+    """:func:`driftguard.secrets.gate`, then :func:`~driftguard.terminal.printable`."""
+    passed = gate(text[:GATE_CHARS]).text
+    return printable(passed) if passed is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class EntryView:
+    """One compaction as shown.
+
+    Attributes:
+        number: its place in the session, 1-based.
+        timestamp: when, seconds since the epoch (UTC), or ``None``.
+        trigger: ``"auto"``/``"manual"`` where the file says, else ``None``.
+        tokens_before: the context size then, in tokens, where the file records it.
+        files: files edited before it that it dropped, relative to the session's cwd.
+        constraints: the person's rules it dropped, as typed (gated, cut).
+        errors: the error lines it dropped (gated, cut).
+        withheld: excerpts the secret gate withheld whole (not shown).
+        unknown: why what it dropped cannot be told, else ``None``.
+    """
+
+    number: int
+    timestamp: float | None
+    trigger: CompactionTrigger | None
+    tokens_before: int | None
+    files: tuple[str, ...]
+    constraints: tuple[str, ...]
+    errors: tuple[str, ...]
+    withheld: int
+    unknown: str | None
+
+    def detail(self) -> str:
+        """``2026-11-30 10:05 UTC, automatic at 167,016 tokens``: when and how, as far as
+        the file says (``""`` when it says nothing)."""
+        parts = [when_utc(self.timestamp)] if self.timestamp is not None else []
+        how = {"auto": "automatic", "manual": "manual (/compact)"}.get(self.trigger or "", "")
+        if self.tokens_before is not None:
+            how = f"{how or 'compacted'} at {self.tokens_before:,} tokens"
+        return ", ".join([*parts, *([how] if how else [])])
+
+    def phrases(self, *, code: Callable[[str], str] | None = None) -> tuple[str, ...]:
+        """What it dropped, one phrase per item: ``the constraint “…”``, ``the edited
+        file src/db.py``, ``the error “…”`` (``code`` formats a path or an error line, the
+        handoff's Markdown code span; quoted or bare by default)."""
+        path = code or (lambda text: text)
+        error = code or (lambda text: f"“{text}”")
+        return (
+            *(f"the constraint “{c}”" for c in self.constraints),
+            *(f"the edited file {path(f)}" for f in self.files),
+            *(f"the error {error(e)}" for e in self.errors),
+            *(
+                [f"{self.withheld} excerpt{'s' * (self.withheld != 1)} withheld by the secret gate"]
+                if self.withheld
+                else []
+            ),
+        )
+
+    def dropped_text(self, *, code: Callable[[str], str] | None = None) -> str:
+        """``dropped: the constraint “…”; the edited file src/db.py`` (at most
+        :data:`FILES_NAMED` files, then how many more), ``dropped no edited file,
+        constraint or error``, or ``what it dropped is unknown: …``."""
+        if self.unknown is not None:
+            return f"what it dropped is unknown: {self.unknown}"
+        shown = EntryView(
+            self.number,
+            self.timestamp,
+            self.trigger,
+            self.tokens_before,
+            self.files[-FILES_NAMED:],
+            self.constraints,
+            self.errors,
+            self.withheld,
+            None,
+        )
+        phrases = list(shown.phrases(code=code))
+        more = len(self.files) - len(shown.files)
+        if more:
+            phrases.append(f"{more} more edited file{'s' * (more != 1)}")
+        if not phrases:
+            return "dropped no edited file, constraint or error"
+        return "dropped: " + "; ".join(phrases)
+
+    def headline(self, where: str = "") -> str:
+        """``Last compaction (<where>) dropped: …`` in one line (``where`` left out when
+        empty), ``Last compaction (…): what it dropped is unknown: …`` without a digest."""
+        head = f"Last compaction ({where})" if where else "Last compaction"
+        colon = ":" if self.unknown is not None else ""
+        return f"{head}{colon} {self.dropped_text()}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry's object in :class:`LedgerView`'s ``ledger`` list (module docstring)."""
+        return {
+            "number": self.number,
+            "at": iso_utc(self.timestamp) if self.timestamp is not None else None,
+            "trigger": self.trigger,
+            "tokens_before": self.tokens_before,
+            "dropped": _dropped_json(self),
+            "dropped_unknown": self.unknown,
+        }
+
+
+def _dropped_json(entry: EntryView | None) -> dict[str, Any]:
+    if entry is None:
+        return {"files": [], "constraints": [], "errors": [], "withheld": 0}
+    return {
+        "files": list(entry.files),
+        "constraints": list(entry.constraints),
+        "errors": list(entry.errors),
+        "withheld": entry.withheld,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerView:
+    """A session's compactions as shown.
+
+    Attributes:
+        count: compactions in the session file.
+        entries: the latest of them (all, or :data:`LEDGER_SHOWN`), oldest first.
+    """
+
+    count: int
+    entries: tuple[EntryView, ...]
+
+    @property
+    def last(self) -> EntryView | None:
+        """The latest compaction, or ``None`` without one."""
+        return self.entries[-1] if self.entries else None
+
+    def earlier_constraints(self) -> tuple[str, ...]:
+        """The rules the compactions before the latest dropped (listed ones), each once,
+        oldest first: what no later summary brought back."""
+        return tuple(dict.fromkeys(c for e in self.entries[:-1] for c in e.constraints))
+
+    def earlier_sentence(self) -> str:
+        """``Earlier compactions dropped: the constraint “…”.`` (``""`` when they dropped
+        no rule): the rules lost before the latest compaction stay lost."""
+        earlier = self.earlier_constraints()
+        if not earlier:
+            return ""
+        noun = "the constraint" if len(earlier) == 1 else "the constraints"
+        return f"Earlier compactions dropped: {noun} " + "; ".join(f"“{c}”" for c in earlier) + "."
+
+    def sentence(self, *, code: Callable[[str], str] | None = None) -> str:
+        """``The last compaction dropped: the constraint “…”.``, or ``What the last
+        compaction dropped is unknown: ….`` (``""`` without a compaction)."""
+        last = self.last
+        if last is None:
+            return ""
+        if last.unknown is not None:
+            return f"What the last compaction dropped is unknown: {last.unknown}."
+        return f"The last compaction {last.dropped_text(code=code)}."
+
+    def lines(self) -> list[str]:
+        """The text report's lines: ``Last compaction (2 of 2, <when and how>) dropped:
+        …``, then ``Earlier compactions dropped: the constraint “…”.`` when they did;
+        none without a compaction."""
+        last = self.last
+        if last is None:
+            return []
+        where = ", ".join(x for x in (f"{last.number} of {self.count}", last.detail()) if x)
+        earlier = self.earlier_sentence()
+        return [f"{last.headline(where)}.", *([earlier] if earlier else [])]
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``compactions`` object of the JSON report (module docstring)."""
+        last = self.last
+        return {
+            "count": self.count,
+            "last_at": (
+                iso_utc(last.timestamp) if last is not None and last.timestamp is not None else None
+            ),
+            "dropped": _dropped_json(last),
+            "dropped_unknown": last.unknown if last is not None else None,
+            "ledger": [entry.to_json() for entry in self.entries[-LEDGER_SHOWN:]],
+        }
+
+
+def ledger_view(
+    session: Session, *, gated: Gate | None = None, limit: int | None = LEDGER_SHOWN
+) -> LedgerView:
+    """The view of ``session``'s compaction ledger.
+
+    Args:
+        session: the parsed session (its ledger, compaction count and cwd are read).
+        gated: the gate each excerpt passes (the handoff passes its own, which counts
+            what it redacted); by default :func:`driftguard.secrets.gate` then
+            :func:`~driftguard.terminal.printable`, cached per entry.
+        limit: how many of the latest compactions to view; ``None`` for all (the report).
+    """
+    records: Sequence[CompactionRecord] = session.compaction_ledger
+    first = max(0, session.compactions - len(records)) + 1
+    numbered = list(enumerate(records, start=first))
+    if limit is not None:
+        numbered = numbered[-limit:]
+    if gated is None:
+        entries = tuple(_cached_entry(r, n, session.cwd) for n, r in numbered)
+    else:
+        entries = tuple(_entry(r, n, session.cwd, gated) for n, r in numbered)
+    return LedgerView(max(session.compactions, len(records)), entries)
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_entry(record: CompactionRecord, number: int, cwd: str | None) -> EntryView:
+    return _entry(record, number, cwd, _default_gate)
+
+
+def _entry(record: CompactionRecord, number: int, cwd: str | None, gated: Gate) -> EntryView:
+    withheld = 0
+
+    def shown(texts: Sequence[str], limit: int) -> tuple[str, ...]:
+        nonlocal withheld
+        out: list[str] = []
+        for text in texts:
+            passed = gated(text)
+            if passed is None:
+                withheld += 1
+                continue
+            line = clip(one_line(passed), limit)
+            if line:
+                out.append(line)
+        return tuple(dict.fromkeys(out))
+
+    files = shown([relative(path, cwd) for path in record.dropped_files], PATH_CHARS)
+    constraints = shown(record.dropped_constraints, CONSTRAINT_CHARS)
+    errors = shown(record.dropped_errors, ERROR_CHARS)
+    return EntryView(
+        number=number,
+        timestamp=record.timestamp,
+        trigger=record.trigger,
+        tokens_before=record.tokens_before,
+        files=files,
+        constraints=constraints,
+        errors=errors,
+        withheld=withheld,
+        unknown=record.dropped_unknown,
+    )

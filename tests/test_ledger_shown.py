@@ -1,0 +1,360 @@
+"""The compaction ledger where it is shown (issue #13 item 3): ``driftguard score`` (text and
+``--json``), ``get_drift`` (structured content and text), ``watch``, the HTML report and the
+handoff; every excerpt through the secret gate and, on a terminal, the printable filter.
+
+The sessions are tests/ledger_sessions.py's story, in Claude Code's format.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ledger_sessions import (
+    CWD,
+    DROPPED_RULE_1,
+    DROPPED_RULE_2,
+    ERROR_LINE,
+    PROMPT_1,
+    SESSION_ID,
+    Event,
+    story,
+    write_claude,
+    write_gemini,
+)
+from mcp import Client
+
+from driftguard.adapters import parse_session
+from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
+from driftguard.cli import main
+from driftguard.handoff import build_handoff
+from driftguard.history import HistoryStore
+from driftguard.ledger_view import LEDGER_SHOWN, ledger_view
+from driftguard.model import CompactionRecord
+from driftguard.presets import load_preset
+from driftguard.report_html import render_session_page
+from driftguard.scoring import score_session
+from driftguard.server import create_server
+from driftguard.timeline import session_timeline
+from driftguard.trend import compute_trend
+from driftguard.watch import render_frame
+
+CODING = load_preset("coding").weights
+GEMINI_JSON = "session-2026-11-30T10-00-7e1d9c2a.json"
+SECRET = "sk-ant-api03-" + "Zq8vR2mN5kL7pX3wT9yB4cF6hJ1dG0sA" * 2 + "-AbCdEfGh"
+"""An Anthropic key shaped value (made up): the gate replaces it."""
+
+
+def _write(folder: Path, events: list[Event]) -> Path:
+    return write_claude(folder / f"{SESSION_ID}.jsonl", events)
+
+
+def _secret_story() -> list[Event]:
+    """The story with the dropped rule carrying a secret and a terminal escape."""
+    return [
+        dataclasses.replace(
+            e,
+            text=e.text.replace(
+                "Never touch migrations/.",
+                f"Never send the key {SECRET} to \x1b]0;pwned\x07 the logs.",
+            ),
+        )
+        if e.kind == "prompt"
+        else e
+        for e in story(1)
+    ]
+
+
+def _page_data(page: str) -> dict[str, Any]:
+    found = re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S)
+    assert found is not None
+    data = json.loads(found.group(1))
+    assert isinstance(data, dict)
+    return data
+
+
+# --- the view ---------------------------------------------------------------------------
+
+
+def test_the_view_shows_paths_relative_to_the_project_and_the_last_compaction_first(
+    tmp_path: Path,
+) -> None:
+    view = ledger_view(parse_session(_write(tmp_path, story(2))))
+    assert view.count == 2
+    first, last = view.entries
+    assert last is view.last
+    assert (first.files, first.constraints, first.errors) == (
+        ("src/db.py",),
+        (DROPPED_RULE_1,),
+        (ERROR_LINE,),
+    )
+    assert (last.files, last.constraints, last.errors) == (("src/log.py",), (DROPPED_RULE_2,), ())
+    assert last.phrases() == (
+        f"the constraint “{DROPPED_RULE_2}”",
+        "the edited file src/log.py",
+    )
+    assert view.sentence() == (
+        f"The last compaction dropped: the constraint “{DROPPED_RULE_2}”; "
+        "the edited file src/log.py."
+    )
+
+
+def test_every_excerpt_passes_the_secret_gate_and_the_printable_filter(tmp_path: Path) -> None:
+    view = ledger_view(parse_session(_write(tmp_path, _secret_story())))
+    assert view.last is not None
+    (shown,) = [c for c in view.last.constraints if c.startswith("Never send")]
+    assert SECRET not in shown
+    assert "[REDACTED:anthropic-key:" in shown
+    assert "\x1b" not in shown
+    assert "\x07" not in shown
+    assert "␛]0;pwned␇" in shown
+    assert SECRET not in json.dumps(view.to_json())
+
+
+def test_a_long_excerpt_is_cut_to_a_short_line(tmp_path: Path) -> None:
+    rule = "Never " + "really " * 80 + "touch migrations."
+    events = [
+        dataclasses.replace(e, text=f"{rule} {e.text}") if e.text == PROMPT_1 else e
+        for e in story(1)
+    ]
+    view = ledger_view(parse_session(_write(tmp_path, events)))
+    assert view.last is not None
+    long = view.last.constraints[0]
+    assert long.endswith("…")
+    assert len(long) <= 200
+
+
+def test_only_the_latest_compactions_are_listed_and_their_numbers_say_which() -> None:
+    records = tuple(
+        CompactionRecord(timestamp=float(n), dropped_constraints=(f"Never do thing {n}.",))
+        for n in range(1, 9)
+    )
+    session = dataclasses.replace(_bare_session(), compactions=8, compaction_ledger=records)
+    view = ledger_view(session)
+    assert view.count == 8
+    assert [e.number for e in view.entries] == list(range(9 - LEDGER_SHOWN, 9))
+    assert len(view.to_json()["ledger"]) == LEDGER_SHOWN
+
+
+def _bare_session() -> Any:
+    from driftguard.model import Session
+
+    return Session(
+        cli="claude_code",
+        path="/tmp/s.jsonl",
+        session_id="s",
+        cwd=CWD,
+        messages=(),
+        context_tokens=0,
+        context_window=200_000,
+        tokens_estimated=True,
+        compactions=0,
+        skipped_lines=0,
+    )
+
+
+def test_a_session_without_compactions_has_an_empty_ledger_object_and_no_line() -> None:
+    view = ledger_view(_bare_session())
+    assert view.to_json() == {
+        "count": 0,
+        "last_at": None,
+        "dropped": {"files": [], "constraints": [], "errors": [], "withheld": 0},
+        "dropped_unknown": None,
+        "ledger": [],
+    }
+    assert view.lines() == []
+
+
+# --- driftguard score and get_drift -----------------------------------------------------
+
+
+def test_score_text_says_what_the_last_compaction_dropped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, story(2))
+    assert main(["score", str(path)]) == 0
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if line.startswith("Last compaction"))
+    assert line.startswith("Last compaction (2 of 2, 2026-11-30 10:")
+    assert "automatic at 151,000 tokens" in line
+    assert f"dropped: the constraint “{DROPPED_RULE_2}”; the edited file src/log.py." in line
+    assert f"Earlier compactions dropped: the constraint “{DROPPED_RULE_1}”." in out
+
+
+def test_score_json_adds_the_ledger_and_keeps_every_field_it_had(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, story(2))
+    assert main(["score", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["session"]["compactions"] == 2  # the count stays where it was
+    ledger = data["compactions"]
+    assert ledger["count"] == 2
+    assert re.fullmatch(r"2026-11-30T10:\d\d:\d\dZ", ledger["last_at"])
+    assert ledger["dropped"] == {
+        "files": ["src/log.py"],
+        "constraints": [DROPPED_RULE_2],
+        "errors": [],
+        "withheld": 0,
+    }
+    assert ledger["dropped_unknown"] is None
+    first = ledger["ledger"][0]
+    assert first["number"] == 1
+    assert (first["trigger"], first["tokens_before"]) == ("auto", 150_000)
+    assert first["dropped"]["constraints"] == [DROPPED_RULE_1]
+    assert first["dropped"]["errors"] == [ERROR_LINE]
+    keys = list(data)
+    assert keys.index("compactions") == keys.index("loop") + 1
+
+
+def test_a_gemini_json_rewritten_whole_says_so_in_score(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_gemini(tmp_path / "chats" / GEMINI_JSON, story(1), legacy=True)
+    assert main(["score", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["compactions"]
+    assert data["count"] == 1
+    assert "no longer holds" in data["dropped_unknown"]
+    assert main(["score", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "what it dropped is unknown: Gemini CLI rewrote the session whole" in out
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_get_drift_carries_the_ledger_as_score_json_does(
+    tmp_path: Path,
+    isolated_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DRIFTGUARD_PROJECT_DIR", CWD)  # the project the story's file names
+    folder = isolated_home / ".claude" / "projects" / claude_project_dir_name(CWD)
+    path = _write(folder, _secret_story())
+    async with Client(create_server()) as client:
+        result = await client.call_tool("get_drift", {})
+    data = result.structured_content
+    assert data is not None
+    assert main(["score", str(path), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert data["compactions"] == printed["compactions"]
+    constraints = data["compactions"]["dropped"]["constraints"]
+    assert any("[REDACTED:anthropic-key:" in c for c in constraints)
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert "Last compaction (1 of 1, " in text
+    assert SECRET not in text
+    assert SECRET not in json.dumps(data)
+
+
+# --- watch, the report, the handoff -----------------------------------------------------
+
+
+def test_watch_shows_what_the_last_compaction_dropped_within_the_width(tmp_path: Path) -> None:
+    report = score_session(parse_session(_write(tmp_path, _secret_story())), weights=CODING)
+    lines = render_frame(report, compute_trend([], 60), [], width=72, now=0)
+    text = "\n".join(lines)
+    assert "Last compaction dropped: the constraint “Never send the key [REDACTED" in text
+    assert all(len(line) <= 72 for line in lines)
+    assert "\x1b" not in text
+    assert SECRET not in text
+
+
+def test_the_report_marks_each_compaction_with_what_it_dropped(tmp_path: Path) -> None:
+    path = _write(tmp_path, story(2))
+    timeline = session_timeline(
+        path, project_for=lambda _: None, store=HistoryStore(tmp_path / "h")
+    ).timeline
+    first, second = timeline.compactions
+    assert first.dropped == (
+        f"the constraint “{DROPPED_RULE_1}”",
+        "the edited file src/db.py",
+        f"the error “{ERROR_LINE}”",
+    )
+    assert second.dropped == (f"the constraint “{DROPPED_RULE_2}”", "the edited file src/log.py")
+    assert "automatic at 150,000 tokens" in first.detail
+    page = render_session_page(timeline)
+    titles = re.findall(r'<g class="compaction-marker"><title>(.*?)</title>', page)
+    assert len(titles) == 2
+    assert "dropped the constraint “Never touch migrations/.”" in titles[0]
+    assert "automatic at 150,000 tokens" in titles[0]
+    data = _page_data(page)
+    assert data["compactions"][1]["dropped"] == list(second.dropped)
+
+
+def test_the_report_of_a_rewritten_gemini_json_says_what_it_dropped_is_unknown(
+    tmp_path: Path,
+) -> None:
+    path = write_gemini(tmp_path / "chats" / GEMINI_JSON, story(1), legacy=True)
+    timeline = session_timeline(
+        path, project_for=lambda _: None, store=HistoryStore(tmp_path / "h")
+    ).timeline
+    (mark,) = timeline.compactions
+    assert mark.unknown is not None
+    assert "no longer holds" in mark.unknown
+    page = render_session_page(timeline)
+    assert "what it dropped is unknown" in page
+
+
+def test_the_handoff_says_what_the_last_compaction_dropped(tmp_path: Path) -> None:
+    session = parse_session(_write(tmp_path, story(2)))
+    handoff = build_handoff(session, score_session(session, weights=CODING))
+    draft = handoff.draft
+    last = f"the constraint “{DROPPED_RULE_2}”; the edited file `src/log.py`"
+    assert f"- The last compaction dropped: {last}." in draft
+    assert f"- Earlier compactions dropped: the constraint “{DROPPED_RULE_1}”." in draft
+    assert handoff.compaction_dropped == (
+        f"the constraint “{DROPPED_RULE_2}”",
+        "the edited file src/log.py",
+    )
+    assert draft in handoff.prompt
+
+
+def test_the_handoff_gates_what_the_compaction_dropped(tmp_path: Path) -> None:
+    session = parse_session(_write(tmp_path, _secret_story()))
+    handoff = build_handoff(session, score_session(session, weights=CODING))
+    assert SECRET not in handoff.draft
+    assert SECRET not in handoff.prompt
+    assert "[REDACTED:anthropic-key:" in handoff.draft
+    assert handoff.redactions  # counted with the handoff's own redactions
+    assert "\x1b" not in handoff.draft
+
+
+def test_a_handoff_without_compactions_has_no_ledger_line(tmp_path: Path) -> None:
+    events = [e for e in story(1) if e.kind != "compact"]
+    session = parse_session(_write(tmp_path, events))
+    handoff = build_handoff(session, score_session(session, weights=CODING))
+    assert "compaction" not in handoff.draft.lower()
+    assert handoff.compaction_dropped == ()
+
+
+@pytest.mark.anyio
+async def test_get_handoff_lists_what_the_last_compaction_dropped(
+    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DRIFTGUARD_PROJECT_DIR", CWD)
+    _write(isolated_home / ".claude" / "projects" / claude_project_dir_name(CWD), story(1))
+    async with Client(create_server()) as client:
+        result = await client.call_tool("get_handoff", {})
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    data = result.structured_content
+    assert data is not None
+    assert data["compaction_dropped"] == [
+        f"the constraint “{DROPPED_RULE_1}”",
+        "the edited file src/db.py",
+        f"the error “{ERROR_LINE}”",
+    ]
+    assert "- The last compaction dropped: the constraint" in data["prompt"]
+    schema = tools["get_drift"].output_schema
+    assert schema is not None
+    ledger = schema["$defs"]["CompactionsInfo"]["properties"]["ledger"]
+    assert f"at most {LEDGER_SHOWN}" in ledger["description"]
