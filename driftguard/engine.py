@@ -312,14 +312,17 @@ def _score(
 ) -> DriftReport:
     """The report of ``session`` with ``config``'s scoring, the nominal ``window`` that
     overrides the session's own (:func:`_window`), and the usable window the host's rule
-    and ``settings`` derive from it."""
+    and ``settings`` derive from it. An automatic compaction the transcript shows well below
+    the rule's point (:func:`driftguard.compaction.observed_window`) replaces it unless the
+    user named the window (``--context-window`` or ``contextWindow``): a window the user
+    names is taken as the host's setting now, where an earlier compaction may be stale."""
     nominal, source = window
     usable = usable_window(
         session.cli,
         nominal or session.context_window,
         settings=settings,
         window_from_file=nominal is None,
-        compactions=session.compaction_ledger,
+        compactions=() if source in ("flag", "config") else session.compaction_ledger,
     )
     return score_session(
         session,

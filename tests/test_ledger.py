@@ -463,3 +463,15 @@ def test_score_and_the_engine_report_the_observed_window(
     assert main(["score", session.path]) == 0
     text = capsys.readouterr().out
     assert f"{167_016 - session.context_tokens:,} tokens before the host compacts" in text
+
+
+def test_a_window_the_user_names_keeps_the_hosts_rule_over_an_observed_compaction(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from driftguard.cli import main
+
+    session = _one_million_session(tmp_path, 167_016)
+    assert main(["score", session.path, "--json", "--context-window", "1000000"]) == 0
+    data = json.loads(capsys.readouterr().out)["session"]
+    assert data["usable_window"] == 967_000
+    assert data["usable_window_overrides"] == []
