@@ -23,9 +23,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol
 
-from driftguard.adapters._common import LineParser, ToolKinds
+from driftguard.adapters._common import (
+    LineParser,
+    ToolKinds,
+    iter_lines,
+    load_record,
+    open_session_file,
+)
 from driftguard.adapters._compaction import HostSetting, UsableWindow
 from driftguard.adapters._scan import Candidate, IdQuery, ProjectPaths, is_under
+from driftguard.errors import SessionFormatError, from_os_error
 from driftguard.model import CliName, Session, ToolKind
 
 __all__ = ["Adapter", "Claim", "FileAdapter", "Finder", "Found"]
@@ -130,6 +137,18 @@ class Adapter(ABC):
         """Whether the name and folder of a file with nothing in it say it is this
         source's (an empty file tells nothing else)."""
         return False
+
+    def foreign_lines(self, path: Path) -> int | None:
+        """How many non-blank lines the file ``path`` holds when not one of them is a
+        record of this source (:meth:`claim`); ``None`` when one is, when it has no
+        line at all (an empty file is a session with nothing in it yet), or when this
+        source's files are not read by lines (a database, a whole JSON document: their
+        parser decides). Reads up to the first record of this source.
+
+        Raises:
+            SessionFormatError: the file cannot be read.
+        """
+        return None
 
     def sniff_whole(self, path: Path) -> bool | None:
         """For a file this source writes as one document rather than lines (Gemini's
@@ -242,3 +261,20 @@ class FileAdapter(Adapter):
 
     def tool_kind(self, name: str, command: str | None = None) -> ToolKind:
         return self.tool_kinds.of(name, command)
+
+    def foreign_lines(self, path: Path) -> int | None:
+        if self.line_parser(path) is None:
+            return None
+        lines = 0
+        try:
+            with open_session_file(path) as stream:
+                for line, _ in iter_lines(stream):
+                    if not line.strip():
+                        continue
+                    lines += 1
+                    record = load_record(line)
+                    if record is not None and self.claim(record) is not None:
+                        return None
+        except OSError as exc:
+            raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
+        return lines or None
