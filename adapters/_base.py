@@ -121,6 +121,15 @@ class Adapter(ABC):
         one exists (what a host's session-id variable finds); ``None`` otherwise."""
         return None
 
+    def is_session_file_of(self, path: Path, session_id: str) -> bool:
+        """Whether ``path`` is *the* session of ``session_id``: the one this source
+        itself keeps for that id where it keeps its sessions (:meth:`holds`), not another
+        file whose records carry the id too (a subagent's transcript naming its parent's
+        session, a copy anywhere else). History and the remembered goal are keyed by the
+        id only for this file (:func:`driftguard.engine.history_key`). Reads nothing but
+        the file system's links."""
+        return False
+
     def session_id_from_path(self, path: Path) -> str | None:
         """The session id a file's name carries, when the name alone tells it reliably
         (``None`` otherwise: then only its content does)."""

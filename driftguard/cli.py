@@ -475,7 +475,12 @@ def _goal(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     from driftguard import livecache
-    from driftguard.adapters import locator_adapter, resolve_cli, session_id_from_path
+    from driftguard.adapters import (
+        get_adapter,
+        locator_adapter,
+        resolve_cli,
+        session_id_from_path,
+    )
     from driftguard.resolve import resolve_session
     from driftguard.statusline import render_status, room_left
 
@@ -493,8 +498,12 @@ def _status(args: argparse.Namespace) -> int:
         resolved = resolve_session(None, project=Path(project), only=args.cli)
         _warn(resolved.warnings)
         path, cli = resolved.path, resolved.cli
-    # the stop hook keys a transcript by its session id, which some files are named after
-    key = session_id_from_path(path, cli) or f"path:{path.resolve()}"
+    # the stop hook keys a transcript by its session id, which some files are named after;
+    # any other file (a copy, a subagent's transcript) by its path, so that it never
+    # overwrites the score Claude Code's status line shows for that id
+    named = session_id_from_path(path, cli)
+    own = named is not None and cli is not None and get_adapter(cli).is_session_file_of(path, named)
+    key = named if own and named is not None else f"path:{path.resolve()}"
     try:
         size = path.stat().st_size
     except OSError:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from driftguard import discovery
+from driftguard.adapters import get_adapter
 from driftguard.compaction import read_compaction_settings, usable_window
 from driftguard.config import Config, load_config
 from driftguard.errors import ConfigError, from_os_error
@@ -61,6 +62,7 @@ __all__ = [
     "handoff",
     "history_key",
     "in_session_folder",
+    "is_own_file",
     "remembered_goal",
     "trend",
     "write_handoff",
@@ -123,9 +125,24 @@ def gated_goal(goal: str | None) -> str | None:
     return text.strip() if text is not None and text.strip() else None
 
 
+def is_own_file(session: Session) -> bool:
+    """Whether the session's file is *the* file of its session id, the one its source
+    keeps for that id (:meth:`Adapter.is_session_file_of
+    <driftguard.adapters._base.Adapter.is_session_file_of>`): not a subagent's transcript
+    carrying its parent's id, nor a copy elsewhere (newcomer's review B6)."""
+    return bool(session.session_id) and get_adapter(session.cli).is_session_file_of(
+        Path(session.path), session.session_id or ""
+    )
+
+
 def history_key(session: Session) -> str:
-    """The history/goal key of a session: its CLI and id, or its path when it has none."""
-    return history_key_for(session.cli, session.session_id, Path(session.path))
+    """The history/goal key of a session: its CLI and id for *the* file of that id
+    (:func:`is_own_file`; the key it always had), else its CLI and the sha256 of its
+    resolved path (:func:`driftguard.history.history_key_for`): a subagent's transcript or
+    a copy in a ``sessionFolders`` folder has a history and a goal of its own, and never
+    writes into or reads those of the session whose id it carries."""
+    session_id = session.session_id if is_own_file(session) else None
+    return history_key_for(session.cli, session_id, Path(session.path))
 
 
 def in_session_folder(session: Session, config: Config, more_folders: Sequence[Path] = ()) -> bool:
@@ -335,12 +352,14 @@ def _window(
     """The nominal window that overrides the session's own, and where it came from
     (``None`` and ``"file"``: the session's own). ``use_host``: the window Claude Code last
     reported for the session id may apply (not for a file outside the session folders,
-    which may be a copy carrying another session's id)."""
+    which may be a copy carrying another session's id); it applies only to *the* file of
+    that id (:func:`is_own_file`; not a subagent's transcript, which may run another
+    model)."""
     if flag is not None and flag > 0:
         return flag, "flag"
     if config.context_window is not None:
         return config.context_window, "config"
-    if use_host and session.cli == "claude_code" and session.session_id:
+    if use_host and session.cli == "claude_code" and session.session_id and is_own_file(session):
         host = read_host_window(session.session_id)
         if host is not None and host > 0:
             return host, "host"

@@ -622,7 +622,7 @@ async def test_the_window_claude_code_reported_overrides_the_inferred_one(
     from driftguard.livecache import write_host_window
 
     session = write_claude_session(
-        _named_file(isolated_home),
+        _named_file(isolated_home, "cccccccc-0000-4000-8000-0.jsonl"),  # Claude Code's name
         ["one reply", "two replies"],
         session_id="cccccccc-0000-4000-8000-0",
     )
