@@ -1,9 +1,12 @@
-"""Which session a tool call is about: argument → pointer → env → newest (design §6)."""
+"""Which session a tool call is about: argument → this host process's pointer → env →
+the project's pointer → newest (design §6; newcomer's review B2)."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -205,3 +208,118 @@ def test_the_project_is_the_first_named_of_the_variables_the_roots_and_the_cwd(
     monkeypatch.chdir(tmp_path)
     project, source = choose_project(env, [Path(r) for r in roots])
     assert (project, source) == (Path(expected[0]) if expected[0] else Path.cwd(), expected[1])
+
+
+# --- one Claude Code process, one session (newcomer's review B2) -------------------------
+
+FAKE_HOST = r"""
+import subprocess, sys
+python = sys.executable
+for line in sys.stdin:
+    command, _, argument = line.rstrip("\n").partition(" ")
+    if command == "hook":  # as Claude Code 2.1.197 runs a hook command: through /bin/sh -c
+        subprocess.run(
+            ["/bin/sh", "-c", f"{python} -m driftguard.cli hook session-start"],
+            input=argument.encode(), check=True,
+        )
+        print("ok", flush=True)
+    elif command == "resolve":  # as it starts an MCP server: its own child
+        code = (
+            "from driftguard.resolve import resolve_session; "
+            "found = resolve_session(None, client_name='claude-code'); "
+            "print(found.path, found.resolved_by)"
+        )
+        done = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
+        print(done.stdout.strip(), flush=True)
+"""
+"""A stand-in for one ``claude`` process: it runs ``driftguard hook session-start`` the way
+Claude Code runs hooks, and asks which session is current from a child, as its MCP
+server would."""
+
+
+class FakeHost:
+    """One running :data:`FAKE_HOST` process, with the environment Claude Code gives its
+    hooks and servers."""
+
+    def __init__(self, project: Path, session_id: str) -> None:
+        env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project)}
+        env["CLAUDE_CODE_SESSION_ID"] = session_id  # frozen at start, as Claude Code's
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", FAKE_HOST],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+
+    def ask(self, line: str) -> str:
+        assert self.process.stdin is not None
+        assert self.process.stdout is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+        return self.process.stdout.readline().strip()
+
+    def session_start(self, transcript: Path, session_id: str, source: str) -> None:
+        payload = {
+            "session_id": session_id,
+            "transcript_path": str(transcript),
+            "cwd": str(transcript.parent),
+            "hook_event_name": "SessionStart",
+            "source": source,
+        }
+        assert self.ask("hook " + json.dumps(payload)) == "ok"
+
+    def current(self) -> str:
+        return self.ask("resolve")
+
+    def close(self) -> None:
+        self.process.communicate(timeout=30)  # closes stdin (the host ends) and stdout
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Claude Code runs hooks through /bin/sh")
+def test_each_claude_code_process_follows_its_own_session_in_a_shared_project(
+    isolated_home: Path, project: Path
+) -> None:
+    first_id, cleared_id, second_id = (
+        f"{n}{n}{n}{n}{n}{n}{n}{n}-0000-4000-8000-000000000000" for n in "abc"
+    )
+    first = claude_session(isolated_home, project, first_id)
+    cleared = claude_session(isolated_home, project, cleared_id)
+    second = claude_session(isolated_home, project, second_id)
+    one, two = FakeHost(project, first_id), FakeHost(project, second_id)
+    try:
+        one.session_start(first, first_id, "startup")
+        two.session_start(second, second_id, "startup")  # another terminal, same project
+        one.session_start(cleared, cleared_id, "clear")  # /clear: env still names the first
+        assert one.current() == f"{cleared} process_pointer"
+        assert two.current() == f"{second} process_pointer"
+    finally:
+        one.close()
+        two.close()
+
+
+def test_a_process_pointer_left_by_an_ended_process_whose_pid_came_back_is_passed_over(
+    isolated_home: Path, project: Path, tmp_path: Path
+) -> None:
+    from driftguard import paths
+
+    session = claude_session(isolated_home, project)
+    stale = write_claude_session(tmp_path / "stale.jsonl", ["a", "b"])
+    pointer = paths.pointers_dir() / f"process-{os.getppid()}.json"
+    pointer.parent.mkdir(parents=True)
+    record = {"transcript_path": str(stale), "cli": "claude_code", "pid": os.getppid()}
+    pointer.write_text(json.dumps({**record, "process_start": "another process"}), "utf-8")
+    resolved = resolve_session(None, project=project, env={})
+    assert (resolved.path, resolved.resolved_by) == (session, "newest_in_project")
+
+
+def test_the_environment_session_id_comes_before_the_projects_pointer(
+    isolated_home: Path, project: Path
+) -> None:
+    own = claude_session(isolated_home, project)
+    other = claude_session(isolated_home, project, "bbbbbbbb-0000-4000-8000-000000000002")
+    write_pointer(project, other, "claude_code", "bbbbbbbb-0000-4000-8000-000000000002")
+    env = {"CLAUDE_CODE_SESSION_ID": CLAUDE_ID, "CLAUDE_PROJECT_DIR": str(project)}
+    resolved = resolve_session(None, client_name="claude-code", env=env)
+    assert (resolved.path, resolved.resolved_by) == (own, "env_session_id")
+    assert resolve_session(None, project=project, env={}).path == other  # no id: the pointer
