@@ -14,14 +14,15 @@ adapter for a path. Nothing outside ``adapters/`` knows a source's layout or rec
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import get_args
 
 from driftguard.adapters import claude_code, codex_cli, cursor, gemini_cli
 from driftguard.adapters._base import Adapter, Claim, Found
-from driftguard.adapters._common import iter_lines, load_record, open_session_file
+from driftguard.adapters._common import bulk_reading, iter_lines, load_record, open_session_file
 from driftguard.errors import (
     SessionFormatError,
     UnknownFormatError,
@@ -43,6 +44,7 @@ __all__ = [
     "parse_session",
     "resolve_cli",
     "session_id_from_path",
+    "turn_snapshots",
     "watched_files",
 ]
 
@@ -234,6 +236,63 @@ def parse_session(path: Path, cli: str | None = None) -> Session:
         UnknownNameError: ``cli`` is not a supported CLI name.
     """
     return adapter_for(path, cli).parse(path)
+
+
+def turn_snapshots(path: Path, cli: str | None = None) -> Iterator[Session]:
+    """The session as it stood at the end of each turn, oldest first, then as it is now.
+
+    A **turn** runs from a prompt the person typed to the next one; its end is the state
+    just before the next prompt's line (that prompt left out). Read in one pass with the
+    source's resumable parser, so a turn before a compaction is seen as it was then (its
+    messages, its context, the compactions so far), not as the summary left it. The last
+    snapshot is :func:`parse_session`'s result. A source read whole (a single JSON
+    document, a database) has no earlier states: its turns are the prefixes of the
+    remembered messages that end before each prompt, with the context of the latest
+    usage in the prefix (characters ÷ 4 without one, design §5.3) and the compactions of
+    the whole session.
+
+    Raises:
+        SessionFormatError, SessionNotFoundError, UnknownNameError: as
+            :func:`parse_session`.
+    """
+    adapter = adapter_for(path, cli)
+    parser = adapter.line_parser(path)
+    if parser is None:
+        yield from _prefix_snapshots(adapter.parse(path))
+        return
+    try:
+        with open_session_file(path) as stream:
+            for line, terminated in iter_lines(stream):
+                before = parser.prompts
+                with bulk_reading():
+                    parser.feed(line, terminated)
+                if parser.prompts > before and before > 0:
+                    yield _without_last_prompt(parser.session())
+    except OSError as exc:
+        raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
+    yield parser.session()
+
+
+def _without_last_prompt(session: Session) -> Session:
+    """``session`` without the prompt that has just been typed (its last message)."""
+    last = session.messages[-1] if session.messages else None
+    if last is None or last.role != "user" or last.is_summary:
+        return session
+    return dataclasses.replace(session, messages=session.messages[:-1])
+
+
+def _prefix_snapshots(session: Session) -> Iterator[Session]:
+    """The turns of a session read whole (see :func:`turn_snapshots`), then ``session``."""
+    messages = session.messages
+    prompts = [i for i, m in enumerate(messages) if m.role == "user" and not m.is_summary]
+    for end in prompts[1:]:
+        prefix = messages[:end]
+        usage = next((m.token_count for m in reversed(prefix) if m.token_count), None)
+        tokens = usage if usage is not None else sum(len(m.content) for m in prefix) // 4
+        yield dataclasses.replace(
+            session, messages=prefix, context_tokens=tokens, tokens_estimated=usage is None
+        )
+    yield session
 
 
 def watched_files(path: Path) -> tuple[Path, ...]:

@@ -94,6 +94,15 @@ class Adapter(ABC):
         """
 
     @abstractmethod
+    def sessions(self, project: ProjectPaths) -> Iterator[Found]:
+        """Every session of ``project``, newest first (the first is :meth:`newest`'s), for
+        ``driftguard report --all``.
+
+        Raises:
+            SessionFormatError: as :meth:`newest`.
+        """
+
+    @abstractmethod
     def search_places(self, project: ProjectPaths) -> list[str]:
         """Where :meth:`newest` looks, one readable line each (``"<label>: <folder>
         (<what is looked for>)"``), for error messages."""
@@ -239,6 +248,9 @@ class Finder(Protocol):
     def newest(self, project: ProjectPaths) -> Candidate | None:
         """The project's current session file."""
 
+    def sessions(self, project: ProjectPaths) -> Iterator[Candidate]:
+        """The project's session files, newest first."""
+
     def search_places(self, project: ProjectPaths, label: str) -> list[str]:
         """Where :meth:`newest` looks, one line each, labelled ``label``."""
 
@@ -261,6 +273,10 @@ class FileAdapter(Adapter):
     def newest(self, project: ProjectPaths) -> Found | None:
         found = self.finder.newest(project)
         return Found(found.path, found.time_ns) if found is not None else None
+
+    def sessions(self, project: ProjectPaths) -> Iterator[Found]:
+        for found in self.finder.sessions(project):
+            yield Found(found.path, found.time_ns)
 
     def search_places(self, project: ProjectPaths) -> list[str]:
         return self.finder.search_places(project, self.label)

@@ -301,6 +301,12 @@ class LineParser(Protocol):
     def session(self) -> Session:
         """The session as read so far (the parser is unchanged)."""
 
+    @property
+    def prompts(self) -> int:
+        """Prompts the person typed so far, counted as they arrive: a compaction or a
+        rewind never lowers it, so a caller that sees it grow after a line knows that line
+        began a turn (:func:`driftguard.adapters.turn_snapshots`)."""
+
 
 @contextmanager
 def bulk_reading() -> Iterator[None]:

@@ -193,8 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--write",
         action="store_true",
         help="also save the pre-filled draft as .driftguard/handoff.md in the project, with "
-        "a checkpoint; the next Claude Code session started there begins with it (a "
-        "handoff.md someone completed is kept as .driftguard/handoff-<UTC time>.md)",
+        "a checkpoint; the next Claude Code session started there begins with it, another "
+        "host's when asked to read it (a handoff.md someone completed is kept as "
+        ".driftguard/handoff-<UTC time>.md)",
     )
     handoff.add_argument(
         "--replace",
@@ -203,6 +204,37 @@ def build_parser() -> argparse.ArgumentParser:
         "next session (it is kept as .driftguard/handoff-<UTC time>.md)",
     )
     handoff.set_defaults(handler=_handoff, parser=handoff)
+
+    report = commands.add_parser(
+        "report",
+        help="write a self-contained HTML page of a session's drift, turn by turn",
+        description=(
+            "Score the session after every turn and write one HTML page that works offline: "
+            "the score and each factor over the turns, the context against where the host "
+            "compacts, compactions and action loops where they happened, the recorded "
+            "scores and the handoff draft (secrets redacted). Without -o the page goes to "
+            "~/.driftcli/reports/. --all writes a page per session of the project and an "
+            "index of them."
+        ),
+    )
+    _add_session_arguments(report, json_output=False, verb="report on")
+    report.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="where to write the page (with --all: a folder); - prints it to stdout",
+    )
+    report.add_argument("--open", action="store_true", help="open the page in the default browser")
+    report.add_argument(
+        "--all",
+        action="store_true",
+        help="every session of the project (--project, else the current directory), "
+        "with an index page listing each one's peak and last score",
+    )
+    report.add_argument(
+        "--demo", action="store_true", help="report on the demo session shipped with driftguard"
+    )
+    report.set_defaults(handler=_report, parser=report)
 
     watch = commands.add_parser(
         "watch",
@@ -321,9 +353,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 @contextmanager
-def _session_for(args: argparse.Namespace) -> Iterator[tuple[Session, ResolvedBy]]:
-    """The session the arguments name: --demo, PATH, or the project's current one."""
-    from driftguard.adapters import parse_session
+def _session_target(args: argparse.Namespace) -> Iterator[tuple[Path, CliName | None, ResolvedBy]]:
+    """The session the arguments name — --demo, PATH, or the project's current one — as
+    its path (or locator), its CLI when known, and how it was chosen."""
     from driftguard.resolve import resolve_session
 
     if getattr(args, "demo", False):
@@ -331,16 +363,25 @@ def _session_for(args: argparse.Namespace) -> Iterator[tuple[Session, ResolvedBy
             raise DriftguardError("give either PATH or --demo, not both")
         demo = resources.files("driftguard") / "demo" / DEMO_SESSION
         with resources.as_file(demo) as path:
-            yield parse_session(path, "claude_code"), "path"
+            yield path, "claude_code", "path"
         return
     _check_project(args)
     if args.path is not None:
-        yield parse_session(Path(args.path), args.cli), "path"
+        yield Path(args.path), args.cli, "path"
         return
     project = args.project if args.project is not None else Path.cwd()
     resolved = resolve_session(None, project=Path(project), only=args.cli)
     _warn(resolved.warnings)
-    yield parse_session(resolved.path, resolved.cli), resolved.resolved_by
+    yield resolved.path, resolved.cli, resolved.resolved_by
+
+
+@contextmanager
+def _session_for(args: argparse.Namespace) -> Iterator[tuple[Session, ResolvedBy]]:
+    """The session the arguments name (:func:`_session_target`), parsed."""
+    from driftguard.adapters import parse_session
+
+    with _session_target(args) as (path, cli, resolved_by):
+        yield parse_session(path, cli), resolved_by
 
 
 def _check_project(args: argparse.Namespace) -> None:
@@ -563,6 +604,113 @@ def _trend(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _report(args: argparse.Namespace) -> int:
+    from driftguard import discovery
+    from driftguard.history import GuardedHistoryStore
+    from driftguard.report_html import IndexRow, render_index_page, render_session_page
+    from driftguard.timeline import session_timeline
+
+    store = GuardedHistoryStore()
+    if not args.all:
+        with _session_target(args) as (path, cli, _):
+            summary = session_timeline(
+                path, cli, project_for=lambda s: _config_project(args, s), store=store
+            )
+        _warn(store.notes)
+        page = render_session_page(summary.timeline)
+        if args.output == "-":
+            sys.stdout.write(page)
+            return EXIT_OK
+        target = Path(args.output) if args.output else _report_file(summary.timeline.path)
+        _write_page(target, page)
+        turns = len(summary.timeline.points)
+        print(
+            f"Wrote {target}: {turns} turn{'s' * (turns != 1)}, score {summary.last}/100 now, "
+            f"peak {summary.peak}."
+        )
+        return _maybe_open(args, target)
+    if args.path is not None or getattr(args, "demo", False):
+        raise DriftguardError("give either PATH or --all, not both")
+    if args.output == "-":
+        raise DriftguardError("--all writes a folder of pages: give -o DIR, not -o -")
+    _check_project(args)
+    project = Path(args.project) if args.project is not None else Path.cwd()
+    found, warnings = discovery.project_sessions(project, (args.cli,) if args.cli else CLI_NAMES)
+    _warn(warnings)
+    folder = Path(args.output) if args.output else _report_folder(project)
+    rows: list[IndexRow] = []
+    for one in found:
+        try:
+            summary = session_timeline(
+                one.path, one.cli, project_for=lambda _: project, store=store
+            )
+        except DriftguardError as exc:
+            _warn([f"{one.path}: not reported: {exc}"])
+            continue
+        name = _report_file(str(one.path)).name
+        _write_page(folder / name, render_session_page(summary.timeline))
+        rows.append(
+            IndexRow(
+                title=summary.timeline.title,
+                href=name,
+                peak=summary.peak,
+                last=summary.last,
+                turns=len(summary.timeline.points),
+                updated=one.time_ns / 1e9,
+            )
+        )
+    _warn(store.notes)
+    index = folder / "index.html"
+    _write_page(index, render_index_page(str(project), rows))
+    print(f"Wrote {index}: {len(rows)} session{'s' * (len(rows) != 1)} of {project}.")
+    return _maybe_open(args, index)
+
+
+def _report_file(session_path: str) -> Path:
+    """Where ``driftguard report`` writes a session's page without ``-o``:
+    ``<state dir>/reports/<file or chat name>-<hash of the path>.html``."""
+    import hashlib
+    import re
+
+    from driftguard.paths import reports_dir
+
+    name = Path(session_path.split("#")[-1]).name
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", re.sub(r"\.jsonl?(\.zst)?$", "", name))[:80]
+    digest = hashlib.sha256(session_path.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return reports_dir() / f"{name}-{digest}.html"
+
+
+def _report_folder(project: Path) -> Path:
+    """Where ``driftguard report --all`` writes a project's pages without ``-o``."""
+    return _report_file(str(project.resolve())).with_suffix("")
+
+
+def _write_page(target: Path, page: str) -> None:
+    """Write one report page atomically, readable by its owner only (it quotes the
+    session, after the secret gate).
+
+    Raises:
+        DriftguardError: it cannot be written (names the file).
+    """
+    from driftguard._fileio import write_atomic
+    from driftguard.errors import from_os_error
+
+    try:
+        write_atomic(target, page.encode("utf-8"))
+    except OSError as exc:
+        raise from_os_error(exc, f"cannot write {target}") from exc
+
+
+def _maybe_open(args: argparse.Namespace, page: Path) -> int:
+    """Open ``page`` in the default browser with ``--open`` (a warning when none is)."""
+    if args.open:
+        import webbrowser
+
+        if not webbrowser.open(page.resolve().as_uri()):
+            _warn([f"no browser could be started: open {page} yourself"])
+    return EXIT_OK
+
+
 def _write_projects(args: argparse.Namespace) -> list[Path]:
     """The projects ``handoff --write`` may save in: ``--project``, else the ones the
     command was started for (:func:`driftguard.resolve.start_projects`); never a folder
@@ -574,6 +722,7 @@ def _write_projects(args: argparse.Namespace) -> list[Path]:
 
 def _handoff(args: argparse.Namespace) -> int:
     from driftguard import engine
+    from driftguard.handoff import pickup
     from driftguard.history import GuardedHistoryStore
     from driftguard.scoring import to_json_dict
 
@@ -619,9 +768,8 @@ def _handoff(args: argparse.Namespace) -> int:
             )
         print(f"Saved the handoff draft to {saved.handoff} (checkpoint: {saved.checkpoint}).")
         print(
-            f"The next Claude Code session started in {target} begins with it (hooks from "
-            "`driftguard setup --hooks`). Complete the draft first, or give the model these "
-            "instructions:"
+            pickup(handoff.cli, str(target)),
+            "Complete the draft first, or give the model these instructions:",
         )
         print()
     print(handoff.prompt)

@@ -26,6 +26,7 @@ from driftguard.model import CLI_NAMES, CliName
 
 __all__ = [
     "NewestSession",
+    "ProjectSession",
     "find_newest",
     "find_session",
     "find_sessions",
@@ -34,6 +35,7 @@ __all__ = [
     "in_session_place",
     "newest_session",
     "project_contains",
+    "project_sessions",
     "session_folders",
     "session_search_places",
 ]
@@ -106,6 +108,52 @@ def find_sessions(project: Path) -> dict[CliName, Path]:
         if found is not None:
             result[adapter.name] = found.path
     return result
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectSession:
+    """One session of a project.
+
+    Attributes:
+        cli: its source.
+        path: the session file, or the source's locator.
+        time_ns: when it last changed, in ns since the epoch.
+    """
+
+    cli: CliName
+    path: Path
+    time_ns: int
+
+
+def project_sessions(
+    project: Path, clis: Sequence[CliName] = CLI_NAMES
+) -> tuple[list[ProjectSession], list[str]]:
+    """Every session of ``project`` among ``clis``, newest first (``driftguard report
+    --all``), and a warning line for each source whose store could not be read (its
+    sessions are left out; the others are still listed).
+
+    Raises:
+        SessionNotFoundError: none of ``clis`` has a session for ``project`` (as
+            :func:`find_newest`).
+        UnknownNameError: a name in ``clis`` is not a source's.
+    """
+    target = ProjectPaths.of(project)
+    found: list[ProjectSession] = []
+    warnings: list[str] = []
+    for adapter in _adapters(clis):
+        try:
+            found += [
+                ProjectSession(adapter.name, f.path, f.time_ns) for f in adapter.sessions(target)
+            ]
+        except DriftguardError as exc:
+            warnings.append(f"{adapter.label} sessions not listed: {exc}")
+    if not found:
+        raise SessionNotFoundError(
+            f"no session found for {target.given}; looked in:",
+            details=[*session_search_places(project, clis), *warnings],
+        )
+    found.sort(key=lambda s: s.time_ns, reverse=True)
+    return found, warnings
 
 
 @dataclass(frozen=True, slots=True)

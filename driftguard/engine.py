@@ -19,14 +19,14 @@ recorded. Every outcome says which goal it used and where it came from
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from driftguard import discovery
 from driftguard.adapters import get_adapter
-from driftguard.compaction import read_compaction_settings, usable_window
+from driftguard.compaction import HostSetting, read_compaction_settings, usable_window
 from driftguard.config import Config, load_config
 from driftguard.errors import ConfigError, from_os_error
 from driftguard.handoff import Handoff, build_handoff
@@ -41,7 +41,7 @@ from driftguard.history import (
 from driftguard.livecache import read_host_window
 from driftguard.model import GoalUse, Recording, ResolvedBy, Session, WindowSource
 from driftguard.scoring import DriftReport, score_session
-from driftguard.scoring.features import Features
+from driftguard.scoring.features import FeatureIndex, Features
 from driftguard.scoring.report import (
     Audience,
     outcome_json_fields,
@@ -64,11 +64,14 @@ __all__ = [
     "in_session_folder",
     "is_own_file",
     "remembered_goal",
+    "series",
     "trend",
     "write_handoff",
 ]
 
 _READ_ONLY = Recording(False, "this command only reads")
+_Settings = Mapping[str, HostSetting]
+"""The host settings that move its compaction point (:func:`read_compaction_settings`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,36 +219,20 @@ def drift(
     """
     config = load_config(project, preset=preset)
     kept_here = in_session_folder(session, config, more_folders)
-    window, window_source = _window(session, config, context_window, use_host=kept_here)
-    usable = usable_window(
-        session.cli,
-        window or session.context_window,
-        settings=read_compaction_settings(session.cli, project=project),
-        window_from_file=window is None,
-    )
+    window = _window(session, config, context_window, use_host=kept_here)
     remembered = remembered_goal(session, store) if kept_here else None
     goal_use, goal_try_out = _choose_goal(
         session, store, goal, remembered, keep=keep_goal and record and kept_here
     )
     goal_text = goal_use.text if goal_use is not None else None
-    if goal_text is None and not any(
-        weight > 0 for name, weight in config.weights.items() if name != "goal_distance"
-    ):
-        raise ConfigError(
-            f"{', '.join(config.sources) or 'command line'}: weights: only goal_distance has a "
-            "weight, and this session has no goal; pass a goal or weight another factor"
-        )
-    report = score_session(
+    _check_weights(config, goal_text)
+    report = _score(
         session,
-        weights=config.weights,
+        config=config,
         goal=goal_text,
-        warn_threshold=config.warn_threshold,
-        context_window=window,
+        window=window,
+        settings=read_compaction_settings(session.cli, project=project),
         resolved_by=resolved_by,
-        scoring=config.scoring,
-        usable=usable,
-        preset=config.preset,
-        window_source=window_source,
         features=features,
     )
     recording = _READ_ONLY
@@ -265,6 +252,101 @@ def drift(
         recording = Recording(why_not is None, why_not)
     return DriftOutcome(
         report=report, config=config, goal=goal_text, goal_use=goal_use, recording=recording
+    )
+
+
+def series(
+    snapshots: Iterable[Session],
+    *,
+    project_for: Callable[[Session], Path | None],
+    store: HistoryStore,
+    more_folders: Sequence[Path] = (),
+) -> Iterator[DriftReport]:
+    """The report of each snapshot of one session, in order: its score after every turn
+    (:func:`driftguard.adapters.turn_snapshots`), for ``driftguard report`` (issue #13).
+
+    Each snapshot is scored as :func:`drift` scores the session with the project's config
+    and the remembered goal, without recording (the last report is ``drift(…,
+    record=False)``'s); one :class:`~driftguard.scoring.features.FeatureIndex` follows the
+    snapshots, so each costs its new messages only where it shares the previous one's.
+    The config, the goal and the window overrides are read once, at the first snapshot,
+    whose project ``project_for`` names (the command line's rule needs the session's cwd).
+
+    Raises:
+        ConfigError: as :func:`drift`.
+    """
+    index = FeatureIndex()
+    fixed: tuple[Config, str | None, tuple[int | None, WindowSource], _Settings] | None
+    fixed = None
+    for snapshot in snapshots:
+        if fixed is None:
+            project = project_for(snapshot)
+            config = load_config(project)
+            kept_here = in_session_folder(snapshot, config, more_folders)
+            remembered = remembered_goal(snapshot, store) if kept_here else None
+            goal = remembered.text if remembered is not None else None
+            _check_weights(config, goal)
+            window = _window(snapshot, config, None, use_host=kept_here)
+            fixed = (config, goal, window, read_compaction_settings(snapshot.cli, project=project))
+        config, goal, window, settings = fixed
+        yield _score(
+            snapshot,
+            config=config,
+            goal=goal,
+            window=window,
+            settings=settings,
+            resolved_by="path",
+            features=index.sync(snapshot.messages),
+        )
+
+
+def _check_weights(config: Config, goal: str | None) -> None:
+    """Refuse a config that weights goal distance alone for a session without a goal.
+
+    Raises:
+        ConfigError: only goal distance has a weight and ``goal`` is ``None``.
+    """
+    if goal is None and not any(
+        weight > 0 for name, weight in config.weights.items() if name != "goal_distance"
+    ):
+        raise ConfigError(
+            f"{', '.join(config.sources) or 'command line'}: weights: only goal_distance has a "
+            "weight, and this session has no goal; pass a goal or weight another factor"
+        )
+
+
+def _score(
+    session: Session,
+    *,
+    config: Config,
+    goal: str | None,
+    window: tuple[int | None, WindowSource],
+    settings: _Settings,
+    resolved_by: ResolvedBy,
+    features: Features | None,
+) -> DriftReport:
+    """The report of ``session`` with ``config``'s scoring, the nominal ``window`` that
+    overrides the session's own (:func:`_window`), and the usable window the host's rule
+    and ``settings`` derive from it."""
+    nominal, source = window
+    usable = usable_window(
+        session.cli,
+        nominal or session.context_window,
+        settings=settings,
+        window_from_file=nominal is None,
+    )
+    return score_session(
+        session,
+        weights=config.weights,
+        goal=goal,
+        warn_threshold=config.warn_threshold,
+        context_window=nominal,
+        resolved_by=resolved_by,
+        scoring=config.scoring,
+        usable=usable,
+        preset=config.preset,
+        window_source=source,
+        features=features,
     )
 
 

@@ -55,7 +55,7 @@ from driftguard.handoff_draft import PLACEHOLDERS
 from driftguard.model import CliName, ParsedMessage, Session, State, ToolCall
 from driftguard.scoring.composite import DriftReport
 from driftguard.scoring.report import display_round
-from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE
+from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE, host_name
 from driftguard.secrets import MARKER_PATTERN, Redaction, gate
 from driftguard.terminal import printable
 
@@ -63,11 +63,14 @@ __all__ = [
     "COMMAND_LIMIT",
     "ERROR_LIMIT",
     "GOAL_CHARS",
+    "HANDED_OVER_BY_HOOK",
     "LINE_CHARS",
+    "READ_HANDOFF",
     "SECTIONS",
     "SUMMARY_CHARS",
     "Handoff",
     "build_handoff",
+    "pickup",
 ]
 
 SECTIONS: tuple[str, ...] = (
@@ -513,12 +516,37 @@ def _draft(facts: _Facts) -> list[str]:
     return lines
 
 
+HANDED_OVER_BY_HOOK: frozenset[CliName] = frozenset({"claude_code"})
+"""The hosts whose next session is given a saved handoff without being asked: driftguard's
+``SessionStart`` hook (``driftguard setup --hooks``) adds it to a new Claude Code session's
+context. Codex has no hook that can; Gemini CLI's and Cursor's are not installed."""
+
+READ_HANDOFF = "Read .driftguard/handoff.md and continue from it."
+"""What to begin a session with in a host that is not given the handoff by itself."""
+
+
+def pickup(cli: CliName, where: str = "this project") -> str:
+    """One sentence on how the next session gets a handoff saved in ``where`` from a
+    ``cli`` session: by itself in Claude Code (:data:`HANDED_OVER_BY_HOOK`), else by being
+    asked."""
+    if cli in HANDED_OVER_BY_HOOK:
+        return (
+            f"The next Claude Code session started in {where} begins with it "
+            "(driftguard's SessionStart hook, from `driftguard setup --hooks`)."
+        )
+    return (
+        f"{host_name(cli)} does not start a session with it by itself: begin the next "
+        f"session with “{READ_HANDOFF}” (a Claude Code session started in {where} "
+        "begins with it)."
+    )
+
+
 def _prompt(facts: _Facts) -> str:
     target = f" in {_code(facts.cwd)}" if facts.cwd else " in the project's root directory"
     if facts.saved_to:
         task = (
-            f"driftguard saved the draft below as {_code(facts.saved_to)}; the next session "
-            "started in this project begins with that file. Complete it in place (edit that "
+            f"driftguard saved the draft below as {_code(facts.saved_to)}. "
+            f"{pickup(facts.cli)} Complete it in place (edit that "
             "file, do not create another handoff.md) so that a fresh session can take over "
             "this work without this session's history."
         )

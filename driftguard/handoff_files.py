@@ -80,7 +80,7 @@ from driftguard._fileio import (
 )
 from driftguard.errors import RefusedPathError
 from driftguard.handoff_draft import placeholders_left
-from driftguard.scoring.format import display_round
+from driftguard.scoring.format import display_factors
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -364,10 +364,7 @@ def save_handoff(
         "created_at": _iso(created),
         "score": report.score,
         "state": report.state,
-        "factors": {
-            name: (None if value is None else display_round(value))
-            for name, value in report.factors.items()
-        },
+        "factors": display_factors(report.factors),
         "handoff_suggested": report.handoff_suggested,
         "files_touched": list(handoff.files_modified),
         "draft_sha256": _sha256(draft),

@@ -82,7 +82,7 @@ from driftguard import paths
 from driftguard._fileio import write_atomic
 from driftguard.errors import UnknownNameError
 from driftguard.model import SCORINGS, CliName, Scoring, State
-from driftguard.scoring.format import display_round
+from driftguard.scoring.format import display_factors
 
 if sys.platform != "win32":
     import fcntl
@@ -362,10 +362,7 @@ def snapshot_from_report(report: DriftReport, goal: str | None, ts: float) -> Sn
         ts=float(ts),
         score=report.score,
         state=report.state,
-        factors={
-            name: None if points is None else display_round(points)
-            for name, points in report.factors.items()
-        },
+        factors=display_factors(report.factors),
         messages=report.messages,
         context_tokens=report.session.context_tokens,
         goal_sha256=goal_sha256(goal) if goal is not None and goal.strip() else None,

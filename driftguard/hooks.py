@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from driftguard import livecache
 from driftguard.errors import HookInputError
-from driftguard.scoring.format import display_round
+from driftguard.scoring.format import display_factors
 from driftguard.scoring.loops import loop_key, short_loop
 
 if TYPE_CHECKING:
@@ -259,10 +259,7 @@ def live_status(
         ts=time.time(),
         score=report.score,
         state=report.state,
-        factors={
-            name: (None if value is None else display_round(value))
-            for name, value in report.factors.items()
-        },
+        factors=display_factors(report.factors),
         messages=report.messages,
         context_tokens=report.session.context_tokens,
         context_window=report.context_window,

@@ -1,6 +1,7 @@
 """Where driftguard keeps its own state (design.md §2).
 
-``~/.driftcli/`` holds ``history/``, ``sessions/``, ``pointers/`` and ``cache/``;
+``~/.driftcli/`` holds ``history/``, ``sessions/``, ``pointers/``, ``cache/`` and
+``reports/``;
 ``DRIFTGUARD_HOME`` relocates all of it (tests set it) and puts the parse cache under it
 too. Otherwise large parse caches go to ``platformdirs.user_cache_dir("driftguard")``.
 ``DRIFTGUARD_HOME`` does not move the global config ``~/.driftclirc``.
@@ -20,6 +21,7 @@ __all__ = [
     "history_dir",
     "parse_cache_dir",
     "pointers_dir",
+    "reports_dir",
     "sessions_dir",
     "state_dir",
 ]
@@ -46,6 +48,11 @@ def sessions_dir() -> Path:
 def pointers_dir() -> Path:
     """Hook-written pointers to each project's current transcript (design §6)."""
     return state_dir() / "pointers"
+
+
+def reports_dir() -> Path:
+    """The pages ``driftguard report`` writes when not told where (issue #13)."""
+    return state_dir() / "reports"
 
 
 def cache_dir() -> Path:

@@ -26,6 +26,7 @@ from driftguard.model import FACTOR_NAMES
 __all__ = [
     "CompactionMark",
     "IndexRow",
+    "LoopMark",
     "Timeline",
     "TurnPoint",
     "render_index_page",
@@ -83,15 +84,29 @@ class TurnPoint:
 
 @dataclass(frozen=True, slots=True)
 class CompactionMark:
-    """A compaction, placed before the turn that followed it.
+    """A compaction, drawn between the end of the turn before it and the end of its turn.
 
     Attributes:
-        turn: the first turn after it.
+        turn: the turn in which the host compacted.
         dropped: what the summary did not keep, in words (may be empty).
     """
 
     turn: int
     dropped: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LoopMark:
+    """An action loop, over the consecutive turns that ended in it.
+
+    Attributes:
+        first: the first of those turns; last: the last (``first`` for one turn).
+        label: the loop in a few words (``npm test ×3``), as the secret gate left it.
+    """
+
+    first: int
+    last: int
+    label: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +118,7 @@ class Timeline:
         path: the session file.
         points: one :class:`TurnPoint` per turn, oldest first.
         compactions: where the host compacted.
+        loops: the action loops, each over the consecutive turns that ended in it.
         snapshots: the recorded history, ``(seconds since the epoch, score)`` oldest first.
         recommendation: the current recommendation.
         handoff_draft: the secret-gated handoff draft (text), or ``""``.
@@ -113,6 +129,7 @@ class Timeline:
     path: str
     points: tuple[TurnPoint, ...]
     compactions: tuple[CompactionMark, ...] = ()
+    loops: tuple[LoopMark, ...] = ()
     snapshots: tuple[tuple[float, int], ...] = ()
     recommendation: str = ""
     handoff_draft: str = ""
@@ -222,14 +239,25 @@ def _markers(timeline: Timeline, turns: int) -> str:
             f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{_PAD_TOP}" y2="{_HEIGHT - _PAD_BOTTOM}" '
             'stroke="var(--compaction)" stroke-dasharray="4 3" stroke-width="2"/></g>'
         )
-    for point in timeline.points:
-        if point.loop:
-            x, y = _x(point.turn, turns), _y(point.score, 100)
-            out.append(
-                f'<g class="loop-marker"><title>{_e("loop: " + point.loop)}</title>'
-                f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="var(--loop)"/></g>'
-            )
+    y = _HEIGHT - _PAD_BOTTOM - 6  # a strip along the turn axis, clear of the lines
+    for loop in timeline.loops:
+        x1, x2 = _x(loop.first, turns), _x(loop.last, turns)
+        span = (
+            f'<line x1="{x1:.1f}" x2="{x2:.1f}" y1="{y:.1f}" y2="{y:.1f}" '
+            'stroke="var(--loop)" stroke-width="4" stroke-linecap="round"/>'
+            if loop.last > loop.first
+            else ""
+        )
+        out.append(
+            f'<g class="loop-marker"><title>{_e(_loop_words(loop))}</title>{span}'
+            f'<circle cx="{x1:.1f}" cy="{y:.1f}" r="5" fill="var(--loop)"/></g>'
+        )
     return "".join(out)
+
+
+def _loop_words(mark: LoopMark) -> str:
+    turns = f"turn {mark.first}" if mark.last == mark.first else f"turns {mark.first}–{mark.last}"
+    return f"{turns}: loop: {mark.label}"
 
 
 def _score_chart(timeline: Timeline) -> str:
@@ -284,7 +312,7 @@ def _context_chart(timeline: Timeline) -> str:
     )
     ticks = "".join(
         f'<text x="{_PAD_LEFT - 6}" y="{_y(v, top) + 4:.1f}" text-anchor="end">'
-        f"{round(v / 1000)}k</text>"
+        f"{round(v / 1000)}k</text>".replace(">0k<", ">0<")
         for v in (0, top / 2, top / 1.05)
     )
     marks = "".join(
@@ -349,18 +377,17 @@ def render_session_page(timeline: Timeline) -> str:
     )
     if not timeline.points:
         return _page(timeline.title, head + "<p>No turn to chart yet.</p>")
-    loops = [p for p in timeline.points if p.loop]
     details = []
     if timeline.compactions:
         items = "".join(
-            f"<li>before turn {m.turn}"
+            f"<li>in turn {m.turn}"
             + (": dropped " + _e("; ".join(m.dropped)) if m.dropped else "")
             + "</li>"
             for m in timeline.compactions
         )
         details.append(f'<h2>Compactions</h2><ul class="compactions">{items}</ul>')
-    if loops:
-        items = "".join(f"<li>turn {p.turn}: {_e(p.loop)}</li>" for p in loops)
+    if timeline.loops:
+        items = "".join(f"<li>{_e(_loop_words(mark))}</li>" for mark in timeline.loops)
         details.append(f'<h2>Loops</h2><ul class="loops">{items}</ul>')
     if timeline.snapshots:
         rows = "".join(
@@ -380,6 +407,8 @@ def render_session_page(timeline: Timeline) -> str:
         + "<h2>Score and factors by turn</h2>"
         + _legend(timeline)
         + _score_chart(timeline)
+        + '<p class="muted">The bands are the states; violet dashed lines mark compactions, '
+        "orange strips along the turns the action loops (hover for what each was).</p>"
         + '<h2>Context</h2><p class="muted">Tokens in context (solid) and where the host '
         "compacts (dashed); compactions are the dotted violet lines.</p>"
         + _context_chart(timeline)
@@ -405,6 +434,7 @@ def _json_data(timeline: Timeline) -> str:
             for p in timeline.points
         ],
         "compactions": [{"turn": m.turn, "dropped": list(m.dropped)} for m in timeline.compactions],
+        "loops": [{"first": m.first, "last": m.last, "label": m.label} for m in timeline.loops],
     }
     return json.dumps(data, ensure_ascii=True).replace("</", "<\\/")
 

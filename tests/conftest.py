@@ -145,3 +145,74 @@ def write_project_session(
     return write_claude_session(
         folder / f"{session_id}.jsonl", replies, cwd=str(project), session_id=session_id
     )
+
+
+def write_loop_session(path: Path, *, turns: int, attempts: int) -> Path:
+    """A synthetic Claude Code session in an action loop: each of ``turns`` prompts is
+    answered by ``attempts`` failing ``npm test`` runs and a short reply."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for turn in range(turns):
+        lines.append(
+            {
+                "type": "user",
+                "uuid": f"u{turn}",
+                "sessionId": "s",
+                "message": {"role": "user", "content": f"please make the tests pass ({turn})"},
+            }
+        )
+        for attempt in range(attempts):
+            call_id = f"t{turn}-{attempt}"
+            lines.append(
+                {
+                    "type": "assistant",
+                    "uuid": f"a{call_id}",
+                    "sessionId": "s",
+                    "requestId": f"r{call_id}",
+                    "message": {
+                        "id": f"m{call_id}",
+                        "role": "assistant",
+                        "content": [
+                            {
+                                "type": "tool_use",
+                                "id": call_id,
+                                "name": "Bash",
+                                "input": {"command": "npm test"},
+                            }
+                        ],
+                    },
+                }
+            )
+            lines.append(
+                {
+                    "type": "user",
+                    "uuid": f"r{call_id}",
+                    "sessionId": "s",
+                    "message": {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": call_id,
+                                "content": "1 test failed",
+                                "is_error": True,
+                            }
+                        ],
+                    },
+                }
+            )
+        lines.append(
+            {
+                "type": "assistant",
+                "uuid": f"end{turn}",
+                "sessionId": "s",
+                "requestId": f"end{turn}",
+                "message": {
+                    "id": f"end{turn}",
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "The tests still fail."}],
+                },
+            }
+        )
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path

@@ -582,3 +582,23 @@ def test_real_sessions_give_a_prompt_with_the_five_sections(relative: str) -> No
     positions = [prompt.find(f"\n{heading}\n") for heading in SECTIONS]
     assert all(p >= 0 for p in positions)
     assert positions == sorted(positions)
+
+
+@pytest.mark.parametrize(
+    ("cli", "said"),
+    [
+        ("claude_code", "The next Claude Code session started in this project begins with it"),
+        (
+            "codex_cli",
+            "Codex does not start a session with it by itself: begin the next session "
+            "with “Read .driftguard/handoff.md and continue from it.”",
+        ),
+        ("gemini_cli", "Gemini CLI does not start a session with it by itself"),
+    ],
+)
+def test_a_saved_handoff_says_how_the_next_session_of_that_host_gets_it(
+    cli: str, said: str
+) -> None:
+    s = dataclasses.replace(session(BASIC), cli=cli)  # type: ignore[arg-type]
+    saved = build_handoff(s, score_session(s, weights=CODING), saved_to="/p/.driftguard/handoff.md")
+    assert said in " ".join(saved.prompt.split())

@@ -262,6 +262,9 @@ def test_cli_handoff_write_says_where_it_saved_and_asks_to_complete_it_in_place(
     assert out.splitlines()[0].startswith(f"Saved the handoff draft to {saved} ")
     assert f"driftguard saved the draft below as `{saved}`" in out
     assert "Complete it in place" in out
+    assert out.splitlines()[1].startswith(
+        f"The next Claude Code session started in {project} begins with it"
+    )
 
 
 def test_cli_handoff_write_json_names_the_files(

@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, corpus_file, write_loop_session
 
+from driftguard.cli import main
 from driftguard.report_html import (
     CompactionMark,
     IndexRow,
+    LoopMark,
     Timeline,
     TurnPoint,
     render_index_page,
@@ -107,6 +109,7 @@ def timeline(turns: int = 30) -> Timeline:
             CompactionMark(10, ("the constraint “never touch migrations/”",)),
             CompactionMark(20),
         ),
+        loops=(LoopMark(12, 13, "npm test ×3"), LoopMark(25, 25, "npm test ×3")),
         snapshots=((1_800_000_100.0, 40), (1_800_000_900.0, 55)),
         recommendation="Start fresh soon: <b>not bold</b> & co.",
         handoff_draft="## What we accomplished\n- token [REDACTED]",
@@ -124,7 +127,7 @@ def test_a_session_page_loads_offline_without_errors_and_shows_every_marker(
     assert page.locator("svg.score-chart").count() == 1
     assert page.locator("svg.context-chart").count() == 1
     assert page.locator("svg.score-chart .compaction-marker").count() == 2
-    assert page.locator("svg.score-chart .loop-marker").count() == 3
+    assert page.locator("svg.score-chart .loop-marker").count() == 2  # turns 12–13 are one
     assert page.locator("polyline.factor-line").count() == 5  # goal distance absent
     assert page.locator("b").count() == 0  # text from the session is escaped
     ARTIFACTS.mkdir(exist_ok=True)
@@ -169,4 +172,61 @@ def test_the_index_page_links_each_session(browser: Any, tmp_path: Path) -> None
     assert page.errors == []
     assert page.locator("table.sessions a").count() == 2
     assert page.locator("table.sessions a").first.get_attribute("href") == "a.html"
+    page.context.close()
+
+
+def test_the_page_driftguard_report_writes_for_a_real_compacted_session_shows_both_compactions(
+    browser: Any, tmp_path: Path
+) -> None:
+    session = corpus_file("generated/claude/claude-long-26turns-compact.jsonl")
+    path = tmp_path / "real.html"
+    assert main(["report", str(session), "-o", str(path)]) == 0
+    page = open_page(browser, path)
+    assert page.errors == []
+    assert page.requests == [path.as_uri()]
+    assert page.locator("svg.score-chart .compaction-marker").count() == 2
+    assert page.locator("svg.context-chart .compaction-marker-ctx").count() == 2
+    assert page.locator("ul.compactions li").count() == 2
+    assert page.locator("svg.score-chart polyline.score-line").count() == 1
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "report-real-compactions.png"), full_page=True)
+    page.context.close()
+
+
+def test_a_loop_over_several_turns_is_one_marker_on_the_page_driftguard_report_writes(
+    browser: Any, tmp_path: Path
+) -> None:
+    session = write_loop_session(tmp_path / "loop.jsonl", turns=5, attempts=4)
+    path = tmp_path / "loop.html"
+    assert main(["report", str(session), "-o", str(path)]) == 0
+    page = open_page(browser, path)
+    assert page.errors == []
+    assert page.locator("svg.score-chart .loop-marker").count() == 1
+    assert page.locator("ul.loops li").inner_text().startswith("turns 1–5: loop: npm test")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "report-loop.png"), full_page=True)
+    page.context.close()
+
+
+def test_the_index_driftguard_report_all_writes_links_pages_that_open(
+    browser: Any, isolated_home: Path, tmp_path: Path
+) -> None:
+    from driftguard.adapters.claude_code import project_dir_name
+
+    project = tmp_path / "app"
+    project.mkdir()
+    folder = isolated_home / ".claude" / "projects" / project_dir_name(str(project))
+    for n in (1, 2):
+        write_loop_session(
+            folder / f"aaaaaaaa-0000-4000-8000-00000000000{n}.jsonl", turns=n + 1, attempts=3
+        )
+    out = tmp_path / "pages"
+    assert main(["report", "--all", "--project", str(project), "-o", str(out)]) == 0
+    page = open_page(browser, out / "index.html")
+    assert page.errors == []
+    assert page.locator("table.sessions a").count() == 2
+    page.locator("table.sessions a").first.click()
+    page.wait_for_load_state("load")
+    assert page.locator("svg.score-chart").count() == 1
+    assert page.errors == []
     page.context.close()

@@ -47,6 +47,7 @@ __all__ = [
     "search_places",
     "session_folders",
     "session_in_project",
+    "sessions",
 ]
 
 CONFIG_DIR_ENV = "CLAUDE_CONFIG_DIR"
@@ -170,9 +171,9 @@ def _read_cwd(path: Path) -> str | None:
 _HEADS: HeadMemo[str | None] = HeadMemo(_read_cwd)
 
 
-def newest(project: ProjectPaths) -> Candidate | None:
-    """The newest non-empty ``*.jsonl`` (not ``agent-*``) in the project's folders whose
-    first ``cwd`` is the project or inside it (or that names none)."""
+def sessions(project: ProjectPaths) -> Iterator[Candidate]:
+    """The non-empty ``*.jsonl`` (not ``agent-*``) in the project's folders whose first
+    ``cwd`` is the project or inside it (or that names none), newest first."""
     candidates = [
         Candidate.of(path, st)
         for folder in project_folders(project)
@@ -182,8 +183,12 @@ def newest(project: ProjectPaths) -> Candidate | None:
     for found in newest_first(candidates):
         cwd = _HEADS.get(found.path, found.stat)
         if cwd is None or project.contains(cwd):
-            return found
-    return None
+            yield found
+
+
+def newest(project: ProjectPaths) -> Candidate | None:
+    """The first of :func:`sessions`."""
+    return next(sessions(project), None)
 
 
 def search_places(project: ProjectPaths, label: str) -> list[str]:

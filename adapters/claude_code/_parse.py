@@ -413,6 +413,8 @@ class _Conversation:
     max_context: int = 0
     model: str | None = None
     compactions: int = 0
+    prompts: int = 0
+    """Typed prompts added, before and after compactions alike."""
     seen: bool = False
 
     def compact(self, metadata: object) -> None:
@@ -615,13 +617,22 @@ class ClaudeCodeParser:
         elif kind == "system" and record.subtype == "compact_boundary":
             self._on_boundary(record)
 
+    def _scored(self) -> _Conversation:
+        """The conversation a snapshot reports: the main chain, or — while the file has no
+        main-chain line at all — a subagent's own conversation."""
+        if self._side is not None and self._side.seen:
+            return self._side
+        return self._main
+
+    @property
+    def prompts(self) -> int:
+        """Typed prompts of the scored conversation so far (see ``LineParser.prompts``)."""
+        return self._scored().prompts
+
     def session(self) -> Session:
         """The session as read so far (a new object each call; what it reports does not
         change the parser)."""
-        conversation = self._main
-        if self._side is not None and self._side.seen:
-            # no main-chain line at all: the file is a subagent's own conversation
-            conversation = self._side
+        conversation = self._scored()
         messages = conversation.messages()
         if conversation.latest_context is not None:
             context_tokens, estimated = conversation.latest_context, False
@@ -781,6 +792,7 @@ class ClaudeCodeParser:
             conversation.add(
                 ParsedMessage(role="user", content="\n".join(typed), timestamp=timestamp)
             )
+            conversation.prompts += 1
             conversation.current = None  # a response never spans a typed prompt
 
 

@@ -47,7 +47,7 @@ from driftguard.adapters._scan import (
 )
 from driftguard.errors import SessionFormatError
 
-__all__ = ["HOME_ENV", "by_id", "newest", "root", "search_places", "session_folders"]
+__all__ = ["HOME_ENV", "by_id", "newest", "root", "search_places", "session_folders", "sessions"]
 
 HOME_ENV = "CODEX_HOME"
 """Moves Codex CLI's folder (default ``~/.codex``)."""
@@ -157,8 +157,9 @@ def _candidates(codex: Path) -> list[Candidate]:
     return found
 
 
-def newest(project: ProjectPaths) -> Candidate | None:
-    """The newest whole rollout whose own ``cwd`` is the project (module docstring)."""
+def sessions(project: ProjectPaths) -> Iterator[Candidate]:
+    """The whole rollouts whose own ``cwd`` is the project (module docstring), newest
+    first."""
     verdicts: dict[str, bool] = {}  # most rollouts repeat a few cwds: compare each once
     for found in newest_first(_candidates(root())):
         head = _HEADS.get(found.path, found.stat)
@@ -167,8 +168,12 @@ def newest(project: ProjectPaths) -> Candidate | None:
         if head.cwd not in verdicts:
             verdicts[head.cwd] = project.is_path(head.cwd)
         if verdicts[head.cwd] and _WHOLE.get(found.path, found.stat):
-            return found  # (a corrupt or truncated .zst would only fail when scored)
-    return None
+            yield found  # (a corrupt or truncated .zst would only fail when scored)
+
+
+def newest(project: ProjectPaths) -> Candidate | None:
+    """The first of :func:`sessions`."""
+    return next(sessions(project), None)
 
 
 def search_places(project: ProjectPaths, label: str) -> list[str]:

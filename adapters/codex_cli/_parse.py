@@ -218,6 +218,7 @@ class CodexCliParser:
         self._window: int | None = None
         self._compactions = 0
         self._skipped = 0
+        self._prompts = 0
         self._messages: list[ParsedMessage] = []
         # Usage bookkeeping (design §5.3).
         self._prev_total: Mapping[str, Any] | None = None
@@ -406,6 +407,7 @@ class CodexCliParser:
             return
         self._end_turn()
         self._messages.append(ParsedMessage(role="user", content="\n".join(texts), timestamp=ts))
+        self._prompts += 1
 
     def _on_assistant(self, item: Mapping[str, Any], ts: float | None) -> None:
         self._open_run()
@@ -493,6 +495,11 @@ class CodexCliParser:
             self._messages[:] = [m for m in self._messages if m.is_summary]
 
     # ------------------------------------------------------------------ output
+
+    @property
+    def prompts(self) -> int:
+        """Typed prompts read so far (see ``LineParser.prompts``)."""
+        return self._prompts
 
     def session(self) -> Session:
         """A snapshot of what has been fed so far (design §4); the parser is not changed."""

@@ -247,25 +247,36 @@ def newest_composer(project: Path | ProjectPaths, user: Path | None = None) -> C
     Raises:
         SessionFormatError: a database that exists cannot be read (names the file).
     """
+    return next(project_chats(project, user, limit=NEWEST_PROBES), None)
+
+
+def project_chats(
+    project: Path | ProjectPaths, user: Path | None = None, *, limit: int | None = None
+) -> Iterator[CursorChat]:
+    """The chats of ``project`` (:func:`project_composers`) whose ``composerData`` holds at
+    least one message, newest first, trying the ``limit`` newest listed (all without one).
+
+    Raises:
+        SessionFormatError: a database that exists cannot be read (names the file).
+    """
     base = user_dir() if user is None else user
     paths = _paths(project)
     heads = project_composers(paths, base)
     db = global_db_path(base)
     if not heads or not db.is_file():
-        return None
+        return
     with StateDb(db) as store:
-        for head in heads[:NEWEST_PROBES]:
+        for head in heads[:limit]:
             composer = decode_object(store.get("cursorDiskKV", _composer_key(head.composer_id)))
             if composer is not None and has_messages(composer):
                 folder = workspace_folder(head.workspace) if head.workspace else None
-                return CursorChat(
+                yield CursorChat(
                     composer_id=head.composer_id,
                     db=db,
                     folder=folder or paths.given,
                     workspace=head.workspace,
                     last_updated=head.last_updated,
                 )
-    return None
 
 
 def find_composer(composer_id: str, user: Path | None = None) -> CursorChat | None:
@@ -311,6 +322,12 @@ def _store_files(db: Path) -> tuple[Path, Path]:
     return db, db.with_name(db.name + "-wal")
 
 
+def _found(chat: CursorChat) -> Found:
+    """A chat as :meth:`Cursor.newest` names it: its locator, timed by its last update."""
+    when = chat.last_updated if chat.last_updated is not None else 0.0
+    return Found(Path(chat.locator), int(when * 1_000_000_000))
+
+
 class Cursor(Adapter):
     """Cursor's composer chats, kept in its SQLite stores; a chat is named by its locator
     ``<global state.vscdb>#<composerId>`` (:func:`session_locator`)."""
@@ -333,10 +350,10 @@ class Cursor(Adapter):
 
     def newest(self, project: ProjectPaths) -> Found | None:
         chat = newest_composer(project)
-        if chat is None:
-            return None
-        when = chat.last_updated if chat.last_updated is not None else 0.0
-        return Found(Path(chat.locator), int(when * 1_000_000_000))
+        return _found(chat) if chat is not None else None
+
+    def sessions(self, project: ProjectPaths) -> Iterator[Found]:
+        return map(_found, project_chats(project))
 
     def search_places(self, project: ProjectPaths) -> list[str]:
         return search_places(project)

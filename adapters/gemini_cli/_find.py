@@ -53,6 +53,7 @@ __all__ = [
     "root",
     "search_places",
     "session_folders",
+    "sessions",
 ]
 
 HOME_ENV = "GEMINI_CLI_HOME"
@@ -156,8 +157,13 @@ def _name_suffix(name: str) -> str:
 
 
 def newest(project: ProjectPaths) -> Candidate | None:
-    """The project's newest session, its files grouped by session id (module docstring):
-    the group's file, timed by the group's newest file."""
+    """The first of :func:`sessions`."""
+    return next(sessions(project), None)
+
+
+def sessions(project: ProjectPaths) -> Iterator[Candidate]:
+    """The project's sessions, their files grouped by session id (module docstring): each
+    group's file, timed by the group's newest file, newest first."""
     files: list[tuple[Candidate, str | None]] = []
     for folder in project_folders(project):
         for path, st in scan_files(folder / "chats", _is_session_name):
@@ -174,12 +180,12 @@ def newest(project: ProjectPaths) -> Candidate | None:
             suffix = _name_suffix(found.path.name)
             key = next((sid for sid in known_ids if sid.startswith(suffix)), f"?{suffix}")
         groups.setdefault(key, []).append(found)
-    sessions = [
+    found_sessions = [
         Candidate(pick.path, pick.stat, max(m.time_ns for m in members))
         for members in groups.values()
         for pick in [_group_file(members)]
     ]
-    return newest_first(sessions)[0] if sessions else None
+    yield from newest_first(found_sessions)
 
 
 def _group_file(members: list[Candidate]) -> Candidate:

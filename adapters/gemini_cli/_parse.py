@@ -209,6 +209,7 @@ class GeminiCliParser:
         self._snapshots_seen: set[str] = set()
         self._last_model: str | None = None
         self._first_input: int | None = None
+        self._prompts = 0
 
     # ------------------------------------------------------------------ feeding
 
@@ -301,6 +302,8 @@ class GeminiCliParser:
             entry = self._gemini_entry(message_id, record)
         elif kind == "user":
             entry = _user_entry(record)
+            if entry.message is not None and message_id not in self._entries:
+                self._prompts += 1
         else:
             if not isinstance(kind, str) or kind not in _KNOWN_TYPES:
                 self._skipped += 1
@@ -357,6 +360,12 @@ class GeminiCliParser:
         )
 
     # ------------------------------------------------------------------ snapshot
+
+    @property
+    def prompts(self) -> int:
+        """Typed prompts recorded so far, a rewritten one counted once and a rewound one
+        not taken back (see ``LineParser.prompts``)."""
+        return self._prompts
 
     def session(self) -> Session:
         """The conversation as replayed so far (design §4, §5.1, §5.3).

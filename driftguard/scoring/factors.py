@@ -122,7 +122,7 @@ def trigram_overlap(assistant_texts: Sequence[str]) -> float:
     window = assistant_texts[-REPETITION_WINDOW:]
     if len(window) < 3:
         return 0.0
-    sets = [word_trigrams(text) for text in window]
+    sets = [_reply_trigrams(text) for text in window]
     total = sum(len(s) for s in sets)
     if total == 0:
         return 0.0
@@ -173,10 +173,25 @@ def length_collapse(assistant_texts: Sequence[str]) -> float:
 def self_corrections(assistant_texts: Sequence[str]) -> int:
     """Matches of :data:`UNCERTAINTY_PHRASES` in the last 20 assistant messages, fenced code
     removed (design §5.2 phrase rule, §5.3 factor 5)."""
-    return sum(
-        count_phrases(remove_code(text), UNCERTAINTY_PHRASES)
-        for text in assistant_texts[-UNCERTAINTY_WINDOW:]
-    )
+    return sum(_corrections_in(text) for text in assistant_texts[-UNCERTAINTY_WINDOW:])
+
+
+@lru_cache(maxsize=2 * UNCERTAINTY_WINDOW)
+def _corrections_in(text: str) -> int:
+    """:data:`UNCERTAINTY_PHRASES` matches in one reply, fenced code removed. Memoised by
+    text: the window slides one reply per turn, so a session scored turn by turn (the
+    report's timeline, a server called every turn) would otherwise count each reply 20
+    times. Measured on the 45 MB benchmark session, all 2,094 turns read and scored by
+    :func:`driftguard.engine.series`: 1.12 s with this memo and :func:`_reply_trigrams`'s,
+    1.82 s without them (median of 3)."""
+    return count_phrases(remove_code(text), UNCERTAINTY_PHRASES)
+
+
+@lru_cache(maxsize=2 * REPETITION_WINDOW)
+def _reply_trigrams(text: str) -> frozenset[tuple[str, str, str]]:
+    """:func:`~driftguard.scoring.text.word_trigrams` of one reply, memoised by text for the
+    reason :func:`_corrections_in` is."""
+    return word_trigrams(text)
 
 
 def uncertainty(assistant_texts: Sequence[str]) -> float:

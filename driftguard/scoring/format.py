@@ -7,10 +7,19 @@ handoff files can format a value without importing the factors.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 
-__all__ = ["BAR_CELLS", "bar", "display_round", "iso_utc", "plural", "when_utc"]
+__all__ = [
+    "BAR_CELLS",
+    "bar",
+    "display_factors",
+    "display_round",
+    "iso_utc",
+    "plural",
+    "when_utc",
+]
 
 BAR_CELLS = 10
 """Cells of a factor bar: one per 10 points."""
@@ -19,6 +28,14 @@ BAR_CELLS = 10
 def display_round(value: float) -> float:
     """``value`` rounded half up to one decimal (12.25 → 12.3), for display only."""
     return float(Decimal(repr(value)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def display_factors(factors: Mapping[str, float | None]) -> dict[str, float | None]:
+    """Each factor's points by name, :func:`display_round`-ed (``None`` stays ``None``):
+    what the JSON report, the history, the caches and the report page show."""
+    return {
+        name: None if value is None else display_round(value) for name, value in factors.items()
+    }
 
 
 def bar(points: float) -> str:

@@ -67,12 +67,17 @@ def seed_reasons(context_tokens: int, context_window: int) -> dict[str, str]:
     }
 
 
-_HOSTS = {
+_HOSTS: dict[str, str] = {
     "claude_code": "Claude Code",
     "gemini_cli": "Gemini CLI",
     "codex_cli": "Codex",
     "cursor": "Cursor",
 }
+
+
+def host_name(cli: str) -> str:
+    """How the text names the host that wrote a session (``"the host"`` for another)."""
+    return _HOSTS.get(cli, "the host")
 
 
 def _thousands(tokens: float) -> str:
@@ -96,7 +101,7 @@ def calibrated_reasons(
     left = max(0, usable.tokens - session.context_tokens)
     fill = fill_points(session.context_tokens, usable.tokens)
     rot = rot_points(added, g61)
-    host = _HOSTS.get(session.cli, "the host")
+    host = host_name(session.cli)
     if fill >= DRIFTING or (fill >= rot and fill > 0):
         context = (
             f"the context holds {_thousands(session.context_tokens)} tokens, "

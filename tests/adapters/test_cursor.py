@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 
 from driftguard.adapters import cursor, get_adapter
 from driftguard.adapters._common import estimate_tokens, make_tool_call
+from driftguard.adapters._scan import ProjectPaths
 from driftguard.adapters.cursor import _store
 from driftguard.adapters.cursor._store import StateDb
 from driftguard.errors import SessionFormatError, SessionNotFoundError
@@ -642,6 +643,26 @@ def test_an_empty_newer_chat_is_passed_over_for_the_chat_in_use(
     chat = cursor.newest_composer(project, home.user)
     assert chat is not None
     assert chat.composer_id == "in-use"
+
+
+def test_a_projects_chats_with_messages_are_listed_newest_first(
+    home: CursorHome, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for cid in ("first", "second", "third"):
+        home.add_chat(cid, simple_chat(cid))
+    home.add_chat("empty", [])
+    home.add_workspace(
+        project, [head("first", 10), head("third", 30), head("empty", 40), head("second", 20)]
+    )
+    assert [c.composer_id for c in cursor.project_chats(project, home.user)] == [
+        "third",
+        "second",
+        "first",
+    ]
+    monkeypatch.setenv("DRIFTGUARD_CURSOR_USER_DIR", str(home.user))
+    listed = list(cursor.ADAPTER.sessions(ProjectPaths.of(project)))
+    assert [str(f.path).rsplit("#", 1)[1] for f in listed] == ["third", "second", "first"]
+    assert listed[0] == cursor.ADAPTER.newest(ProjectPaths.of(project))
 
 
 def test_a_subagents_chat_is_never_the_newest(home: CursorHome, project: Path) -> None:
