@@ -16,33 +16,38 @@ In order:
    read wherever it is;
 2. ``process_pointer`` — the pointer the ``SessionStart`` hook of *this* host process
    wrote (``~/.driftcli/pointers/process-<pid>.json``): the hook commands and the MCP
-   servers of one ``claude`` process are its children (:mod:`driftguard._process`), so
-   the hook writes it for its nearest ancestor that is not a shell, and the server reads
-   the one of its nearest ancestors that has one. It follows ``/clear`` and is this
-   process's own, whatever other sessions started in the project since (newcomer's review
-   B2). A pointer whose process has ended, and whose pid was given to another, is passed
-   over (the process's start time is recorded and compared);
+   servers of one ``claude`` process are its children (:mod:`driftguard._process`; the
+   hooks through ``/bin/sh -c``), so the hook writes it for its nearest ancestor that is
+   not a shell, and the server reads the one of its nearest ancestors that has one. It
+   follows ``/clear`` and is this process's own, whatever other sessions started in the
+   project since (newcomer's review B2). A pointer whose process has ended, and whose
+   pid was given to another, is passed over (the process's start time is recorded and
+   compared). When it names a transcript that is not written yet (a session's first
+   turn), that is said, rather than another session scored in its place;
 3. ``env_session_id`` — ``CLAUDE_CODE_SESSION_ID`` with ``CLAUDE_PROJECT_DIR``, which
    Claude Code gives its MCP servers (frozen at spawn: after ``/clear`` it names the old
    session, which is why the process's pointer comes first);
 4. ``pointer`` — the pointer a ``SessionStart`` hook last wrote for this project in
-   ``~/.driftcli/pointers/`` (the latest session started in the project, which may be
-   another terminal's: hence after the session id). On the command line, which has no
-   host of its own, it is used only when its transcript is at least as new as the newest
-   session of the other sources for the project (:func:`resolve_on_command_line`);
+   ``~/.driftcli/pointers/<hash>.json``: the latest session started in the project,
+   which may be another terminal's, hence after the session id. It is used when the
+   caller is the source that wrote it (``clientInfo.name``, the environment, ``--cli``);
+   when the caller is unknown (a terminal without ``--cli``, an unnamed MCP client),
+   only if its transcript is at least as new as the newest session the other sources
+   keep for the project — the project may have moved on to another CLI since a hook
+   last wrote it (newcomer's review B1);
 5. ``newest_in_project`` — the newest session of the current project written by the
    calling host (told apart by ``clientInfo.name``, then by the environment): under Cursor
    its newest composer chat; for an unknown host, the newest of any source.
 
-The pointers and ``CLAUDE_CODE_SESSION_ID`` are Claude Code's (its hooks write the
-pointers; Gemini CLI's hooks write them too, marked as its own): each is used only when
-the host is not known to be another source than the one that wrote it. A pointer whose
-transcript is gone is ignored.
+Steps 2 and 3 are the host process's own: each is used only for its project (or a folder
+inside it) and when the caller is not known to be another source than the one that wrote
+it. A pointer whose transcript is gone is passed over (it is not deleted: a session's
+transcript may not exist yet when its ``SessionStart`` hook runs).
 
 On the command line (:func:`resolve_on_command_line`) a working directory with no session
 of its own is not yet a dead end: its parent folders are tried in turn, up to (not
-including) ``$HOME`` or the file system's root, and the result names the folder used
-(newcomer's review N3).
+including) ``$HOME`` or the file system's root, as git finds its repository, and the
+result names the folder used (``found_in``; newcomer's review N3).
 
 The project (:func:`choose_project`) is ``DRIFTGUARD_PROJECT_DIR`` when set (``driftguard
 setup`` writes it for Cursor as ``${workspaceFolder}``; a value still holding an
@@ -70,7 +75,7 @@ from driftguard._fileio import write_atomic
 from driftguard.adapters import ADAPTERS, get_adapter
 from driftguard.adapters._common import load_record
 from driftguard.adapters._scan import IdQuery, ProjectPaths, is_under
-from driftguard.errors import RefusedPathError, SessionNotFoundError
+from driftguard.errors import DriftguardError, RefusedPathError, SessionNotFoundError
 from driftguard.model import CLI_NAMES, CliName, ProjectSource, ResolvedBy
 
 __all__ = [
@@ -80,6 +85,7 @@ __all__ = [
     "ResolvedSession",
     "choose_project",
     "cli_for_host",
+    "folders_above",
     "is_under",
     "names_project",
     "pointer_path",
@@ -246,8 +252,7 @@ def _pointed(record: Mapping[str, object]) -> tuple[Path, CliName | None] | None
     path = Path(transcript)
     if not path.is_file():
         return None
-    cli = record.get("cli")
-    return path, next((name for name in CLI_NAMES if name == cli), None)
+    return path, _named_cli(record)
 
 
 def write_pointer(project: Path, transcript: Path, cli: CliName, session_id: str | None) -> Path:
@@ -333,9 +338,9 @@ def _pointer_pid(name: str) -> int | None:
     return int(digits) if digits.isdigit() else None
 
 
-def _own_process_pointer() -> tuple[tuple[Path, CliName | None] | None, str | None]:
-    """The transcript the ``SessionStart`` hook of this process's host pointed at (module
-    docstring, step 2), and a warning when its pointer cannot be read. Looks at the
+def _own_process_pointer() -> tuple[dict[str, object] | None, str | None]:
+    """The record of the pointer the ``SessionStart`` hook of this process's host wrote
+    (module docstring, step 2), and a warning when it cannot be read. Looks at the
     ancestors only when some process pointer exists."""
     try:
         if not any(_pointer_pid(name) is not None for name in os.listdir(paths.pointers_dir())):
@@ -351,7 +356,7 @@ def _own_process_pointer() -> tuple[tuple[Path, CliName | None] | None, str | No
         start = record.get("process_start")
         if isinstance(start, str) and host.start is not None and start != host.start:
             continue  # an ended process's pointer, its pid given to this one
-        return _pointed(record), None
+        return record, None
     return None, None
 
 
@@ -416,15 +421,25 @@ def _by_argument(session: str, folders: Sequence[Path] | None) -> ResolvedSessio
     return ResolvedSession(path, cli, "argument")
 
 
-def _by_env_session_id(env: Mapping[str, str]) -> ResolvedSession | None:
+def _by_env_session_id(env: Mapping[str, str], root: Path) -> ResolvedSession | None:
     """Claude Code gives its MCP servers ``CLAUDE_CODE_SESSION_ID`` with
-    ``CLAUDE_PROJECT_DIR``: that session's file in the project's folders."""
+    ``CLAUDE_PROJECT_DIR``: that session's file in the project's folders, when ``root``
+    is that project or inside it."""
     session_id = env.get("CLAUDE_CODE_SESSION_ID", "").strip()
-    root = env.get(CLAUDE_PROJECT_ENV, "").strip()
-    if not session_id or not root or _looks_like_path(session_id):
+    named = env.get(CLAUDE_PROJECT_ENV, "").strip()
+    if not session_id or not named or _looks_like_path(session_id):
         return None
-    path = get_adapter("claude_code").session_in_project(ProjectPaths.of(Path(root)), session_id)
+    if not _within(root, Path(named)):
+        return None
+    path = get_adapter("claude_code").session_in_project(ProjectPaths.of(Path(named)), session_id)
     return ResolvedSession(path, "claude_code", "env_session_id") if path is not None else None
+
+
+def _within(folder: Path, project: Path) -> bool:
+    """Whether ``folder`` is ``project`` or inside it (both made absolute, symlinks
+    resolved)."""
+    inner, outer = Path(os.path.realpath(folder)), Path(os.path.realpath(project))
+    return inner == outer or inner.is_relative_to(outer)
 
 
 def resolve_session(
@@ -449,7 +464,9 @@ def resolve_session(
             the command line, where any path is read.
 
     Raises:
-        SessionNotFoundError: nothing matched; the message says where it looked.
+        SessionNotFoundError: nothing matched; the message says where it looked. Also
+            when this host process's own session has no transcript yet (its hook named
+            one that is not written): no other session stands in for it.
         SessionFormatError: the one source searched keeps its sessions in a store that
             cannot be read.
         RefusedPathError: with ``folders``, a ``session`` path outside all of them; the
@@ -460,10 +477,10 @@ def resolve_session(
         return _by_argument(session, folders)
     root = project if project is not None else project_dir(environ)
     wanted = only if only is not None else cli_for_host(client_name, environ)
-    found, warnings = _this_hosts_session(environ, wanted)
+    found, warnings = _this_hosts_session(environ, wanted, root)
     if found is not None:
         return found
-    return _in_project(root, wanted, warnings, pointer_against_others=False)
+    return _in_project(root, wanted, warnings)
 
 
 def resolve_on_command_line(
@@ -474,42 +491,43 @@ def resolve_on_command_line(
     walk_up: bool = True,
 ) -> ResolvedSession:
     """The session a command without ``PATH`` is about (``score``, ``status``, ``trend``,
-    ``goal``, ``handoff``, ``watch``): :func:`resolve_session`'s steps for ``project``,
-    with two differences (module docstring). The project's pointer counts only when its
-    transcript is at least as new as the newest session of the other sources for the
-    project, unless ``only`` names the source to look for: a terminal has no host of its
-    own, and the project may have moved on to another CLI since a hook last wrote it. And
-    with ``walk_up`` (no ``--project`` given), a folder without sessions hands over to its
-    parent, up to (not including) ``$HOME`` or the root: ``found_in`` then names the folder
-    whose session it is.
+    ``goal``, ``handoff``, ``report``, ``watch``): :func:`resolve_session`'s steps for
+    ``project`` (the caller told apart by ``only``, else by the environment: a command
+    Claude Code's shell tool runs is Claude Code's), and with ``walk_up`` (no
+    ``--project`` given) a folder without a session hands over to its parent, up to
+    (not including) ``$HOME`` or the root, as git finds a repository from a subfolder:
+    ``found_in`` then names the folder whose session it is (newcomer's review N3).
 
     Raises:
         SessionNotFoundError: no folder tried has a session; the message and details are
-            those of ``project`` itself.
+            those of ``project`` itself (or this host process's session has no transcript
+            yet, as :func:`resolve_session`).
         SessionFormatError: as :func:`resolve_session`.
     """
     environ = os.environ if env is None else env
-    found, warnings = _this_hosts_session(environ, only)
+    wanted = only if only is not None else cli_for_host(None, environ)
+    found, warnings = _this_hosts_session(environ, wanted, project)
     if found is not None:
         return found
-    against_others = only is None
     try:
-        return _in_project(project, only, warnings, pointer_against_others=against_others)
+        return _in_project(project, wanted, warnings)
     except SessionNotFoundError:
         if not walk_up:
             raise
-        for folder in _folders_above(project):
+        for folder in folders_above(project):
             try:
-                above = _in_project(folder, only, warnings, pointer_against_others=against_others)
+                above = _in_project(folder, wanted, warnings)
             except SessionNotFoundError:
                 continue
             return dataclasses.replace(above, found_in=folder)
         raise
 
 
-def _folders_above(project: Path) -> list[Path]:
-    """The parents of ``project`` (made absolute), nearest first, stopping below
-    ``$HOME`` when ``project`` is inside it, else below the file system's root."""
+def folders_above(project: Path) -> list[Path]:
+    """The folders a command run in ``project`` may take a session from when ``project``
+    has none (:func:`resolve_on_command_line`): its parents, made absolute, nearest
+    first, stopping below ``$HOME`` when ``project`` is inside it, else below the file
+    system's root."""
     start = Path(os.path.abspath(project))
     home = Path(os.path.abspath(Path.home()))
     stop = home if start.is_relative_to(home) and start != home else None
@@ -522,27 +540,54 @@ def _folders_above(project: Path) -> list[Path]:
 
 
 def _this_hosts_session(
-    environ: Mapping[str, str], wanted: CliName | None
+    environ: Mapping[str, str], wanted: CliName | None, root: Path
 ) -> tuple[ResolvedSession | None, tuple[str, ...]]:
     """Steps 2 and 3 (module docstring): this host process's pointer, else the host's
-    session id; and the warnings met on the way."""
-    own, problem = _own_process_pointer()
+    session id, each only for ``root`` (the project it names, or a folder inside it) and
+    a caller not known to be another source; and the warnings met on the way.
+
+    Raises:
+        SessionNotFoundError: this process's pointer names a transcript that is not
+            written yet (Claude Code 2.1.197 writes it with the first message, after the
+            ``SessionStart`` hook ran).
+    """
+    record, problem = _own_process_pointer()
     warnings = (problem,) if problem is not None else ()
-    if own is not None and wanted in (None, own[1]):
-        return ResolvedSession(own[0], own[1], "process_pointer", warnings), warnings
-    from_env = _by_env_session_id(environ) if wanted in (None, "claude_code") else None
+    if record is not None:
+        transcript, cli = record.get("transcript_path"), _named_cli(record)
+        named = record.get("project")
+        ours = (
+            isinstance(transcript, str)
+            and bool(transcript)
+            and wanted in (None, cli)
+            and isinstance(named, str)
+            and _within(root, Path(named))
+        )
+        if ours and isinstance(transcript, str):
+            path = Path(transcript)
+            if not path.is_file():
+                raise SessionNotFoundError(
+                    f"this session's transcript {path} is not written yet (its host writes "
+                    "it with the first message): nothing to score so far"
+                )
+            return ResolvedSession(path, cli, "process_pointer", warnings), warnings
+    from_env = _by_env_session_id(environ, root) if wanted in (None, "claude_code") else None
     if from_env is not None:
         return dataclasses.replace(from_env, warnings=warnings), warnings
     return None, warnings
 
 
-def _in_project(
-    root: Path, wanted: CliName | None, warnings: tuple[str, ...], *, pointer_against_others: bool
-) -> ResolvedSession:
-    """Steps 4 and 5 (module docstring) for the project ``root``.
+def _named_cli(record: Mapping[str, object]) -> CliName | None:
+    """The source a pointer record names, when it is one."""
+    cli = record.get("cli")
+    return next((name for name in CLI_NAMES if name == cli), None)
 
-    ``pointer_against_others``: the project's pointer counts only when its transcript is
-    at least as new as the newest session of the other sources.
+
+def _in_project(root: Path, wanted: CliName | None, warnings: tuple[str, ...]) -> ResolvedSession:
+    """Steps 4 and 5 (module docstring) for the project ``root``: the project's pointer
+    when the caller is the source that wrote it, or is unknown and no other source has a
+    newer session for ``root``; else the newest session of ``wanted`` (any source when
+    ``None``).
 
     Raises:
         SessionNotFoundError: as :func:`driftguard.discovery.find_newest`.
@@ -550,13 +595,13 @@ def _in_project(
     """
     pointed, problem = _pointer_or_warning(root)
     warnings = (*warnings, problem) if problem is not None else warnings
+    if pointed is not None:
+        path, cli = pointed
+        if (wanted is not None and wanted == cli) or (
+            wanted is None and _newer_than_the_others(root, path, cli)
+        ):
+            return ResolvedSession(path, cli, "pointer", warnings)
     clis: tuple[CliName, ...] = (wanted,) if wanted is not None else CLI_NAMES
-    if (
-        pointed is not None
-        and wanted in (None, pointed[1])
-        and (not pointer_against_others or _newer_than_the_others(root, *pointed))
-    ):
-        return ResolvedSession(pointed[0], pointed[1], "pointer", warnings)
     newest = discovery.find_newest(root, clis)
     return ResolvedSession(
         newest.path, newest.cli, "newest_in_project", warnings=(*warnings, *newest.warnings)
@@ -565,10 +610,11 @@ def _in_project(
 
 def _newer_than_the_others(root: Path, transcript: Path, cli: CliName | None) -> bool:
     """Whether ``transcript`` changed no earlier than the newest session the other
-    sources keep for ``root`` (``True`` when they keep none)."""
+    sources keep for ``root`` (``True`` when they keep none, or their stores cannot be
+    read)."""
     others = tuple(name for name in CLI_NAMES if name != cli)
     try:
         rival = discovery.find_newest(root, others)
-    except SessionNotFoundError:
+    except DriftguardError:
         return True
     return _size_and_time(transcript)[1] >= rival.time_ns
