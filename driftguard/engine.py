@@ -18,6 +18,7 @@ recorded. Every outcome says which goal it used and where it came from
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -180,6 +181,7 @@ def drift(
     record: bool = True,
     more_folders: Sequence[Path] = (),
     features: Features | None = None,
+    found_in: Path | None = None,
 ) -> DriftOutcome:
     """Score ``session`` with the project's config, its goal, and record it in its history.
 
@@ -210,7 +212,9 @@ def drift(
 
     ``features`` are what the factors read from the session's messages, when the caller
     keeps them up to date (:meth:`driftguard.incremental.SessionCache.get_indexed`); the
-    report is the same without them, only slower to make.
+    report is the same without them, only slower to make. ``found_in``: the folder above
+    the working directory whose session this is (the command line's walk up), for the
+    report.
 
     Raises:
         ConfigError: a config file cannot be used, or only goal distance is weighted and
@@ -235,6 +239,8 @@ def drift(
         resolved_by=resolved_by,
         features=features,
     )
+    if found_in is not None:
+        report = dataclasses.replace(report, found_in=str(found_in))
     recording = _READ_ONLY
     if record:
         why_not = (None if kept_here else NOT_IN_SESSION_FOLDER) or _try_out(
@@ -479,12 +485,13 @@ def handoff(
     resolved_by: ResolvedBy = "path",
     saved_to: str | None = None,
     features: Features | None = None,
+    found_in: Path | None = None,
 ) -> tuple[Handoff, DriftReport]:
     """The handoff prompt of the session, with its current (unrecorded) report.
 
     ``saved_to`` names the file the draft is being saved to (``handoff --write``,
     the ``save_handoff`` tool); the prompt then asks to complete that file in place.
-    ``features``: as :func:`drift`.
+    ``features`` and ``found_in``: as :func:`drift`.
     """
     outcome = drift(
         session,
@@ -493,6 +500,7 @@ def handoff(
         resolved_by=resolved_by,
         record=False,
         features=features,
+        found_in=found_in,
     )
     return build_handoff(session, outcome.report, saved_to=saved_to), outcome.report
 
@@ -527,6 +535,7 @@ def write_handoff(
     replace: bool = False,
     resolved_by: ResolvedBy = "path",
     features: Features | None = None,
+    found_in: Path | None = None,
 ) -> HandoffOutcome:
     """The handoff of the session, saved as ``.driftguard/handoff.md`` (with its
     checkpoint) in the project it belongs to: ``driftguard handoff --write`` and the
@@ -545,6 +554,7 @@ def write_handoff(
             (it is kept under another name either way).
         resolved_by: how the session was chosen, for the report.
         features: as :func:`drift`.
+        found_in: as :func:`drift`.
 
     Raises:
         DriftguardError: the handoff files cannot be written (names the project), or a
@@ -560,6 +570,7 @@ def write_handoff(
         resolved_by=resolved_by,
         saved_to=str(handoff_files(target).handoff) if target is not None else None,
         features=features,
+        found_in=found_in,
     )
     saved = None
     if target is not None:
