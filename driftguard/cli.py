@@ -536,6 +536,14 @@ def _goal(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
+    """``driftguard status``: the cached line while nothing it was made with changed,
+    else the session scored again (and cached).
+
+    Raises:
+        DriftguardError: no session, or it cannot be read; a :class:`ConfigError` when the
+            config cannot be used, after the last cached line (or ``drift –``) was printed
+            with a ``config error: <file>`` segment.
+    """
     from driftguard import livecache
     from driftguard.adapters import (
         get_adapter,
@@ -569,17 +577,29 @@ def _status(args: argparse.Namespace) -> int:
     except OSError:
         size = -1  # no file of its own (a database's session): never answered from the cache
     cached = livecache.read_status(key) if size >= 0 else None
-    if cached is None or cached.transcript_path != str(path) or cached.transcript_size != size:
+    if cached is not None and cached.transcript_path != str(path):
+        cached = None
+    # the cache answers while the transcript, the goal and the config are as they were
+    # when it was scored (newcomer's review B5)
+    if cached is None or cached.transcript_size != size or not livecache.is_current(cached):
         from driftguard import engine  # the engine loads only when the cache is stale
         from driftguard.adapters import parse_session
+        from driftguard.errors import ConfigError
         from driftguard.history import GuardedHistoryStore
         from driftguard.hooks import live_status
+        from driftguard.statusline import config_warning
 
         session = parse_session(path, cli)
         store = GuardedHistoryStore()
-        outcome = engine.drift(
-            session, project=_config_project(args, session, target), store=store, record=False
-        )
+        try:
+            outcome = engine.drift(
+                session, project=_config_project(args, session, target), store=store, record=False
+            )
+        except ConfigError as exc:
+            # a tmux status bar or a prompt drops stderr: the line itself says it (N1)
+            if not args.json:
+                print(render_status(cached, args.format, warning=config_warning(exc)))
+            raise
         _warn(store.notes)
         cached = live_status(outcome, key, path, size)
         try:

@@ -28,7 +28,7 @@ from typing import Any
 from driftguard import discovery
 from driftguard.adapters import get_adapter
 from driftguard.compaction import HostSetting, read_compaction_settings, usable_window
-from driftguard.config import Config, load_config
+from driftguard.config import Config, global_config_path, load_config, project_config_path
 from driftguard.errors import ConfigError, from_os_error
 from driftguard.handoff import Handoff, build_handoff
 from driftguard.handoff_files import SavedHandoff, handoff_files, handoff_target, save_handoff
@@ -39,7 +39,7 @@ from driftguard.history import (
     history_key_for,
     snapshot_from_report,
 )
-from driftguard.livecache import read_host_window
+from driftguard.livecache import host_path, inputs_digest, read_host_window
 from driftguard.model import GoalUse, Recording, ResolvedBy, Session, WindowSource
 from driftguard.scoring import DriftReport, score_session
 from driftguard.scoring.features import FeatureIndex, Features
@@ -65,6 +65,7 @@ __all__ = [
     "in_session_folder",
     "is_own_file",
     "remembered_goal",
+    "score_inputs",
     "series",
     "trend",
     "write_handoff",
@@ -85,6 +86,10 @@ class DriftOutcome:
         goal: the goal text the score used (``goal_use.text``), or ``None``.
         goal_use: that goal and where it came from, or ``None`` without a goal.
         recording: whether the score went into the session's history, and why not.
+        input_files: the files besides the transcript the score was made with
+            (:func:`score_inputs`).
+        inputs: :func:`~driftguard.livecache.inputs_digest` of ``input_files``, taken
+            before they were read (the status-line cache keeps both: newcomer's review B5).
     """
 
     report: DriftReport
@@ -92,6 +97,8 @@ class DriftOutcome:
     goal: str | None
     goal_use: GoalUse | None = None
     recording: Recording = _READ_ONLY
+    input_files: tuple[str, ...] = ()
+    inputs: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The report as ``driftguard score --json`` prints it and ``get_drift`` returns it
@@ -158,6 +165,22 @@ def in_session_folder(session: Session, config: Config, more_folders: Sequence[P
     return discovery.in_session_place(Path(session.path).absolute(), more)
 
 
+def score_inputs(session: Session, project: Path | None, store: HistoryStore) -> tuple[str, ...]:
+    """The files besides the transcript whose content a score of ``session`` depends on:
+    the global config, the project's ``.driftcli`` (with a ``project``), the session's goal
+    file in ``store`` and the window the host reported for its id
+    (:func:`~driftguard.livecache.host_path`) — each whether it exists or not. The host's
+    own settings that move its compaction point are not among them (they are read again
+    with the transcript's next change)."""
+    files = [global_config_path()]
+    if project is not None:
+        files.append(project_config_path(project))
+    files.append(store.goal_path(history_key(session)))
+    if session.session_id:
+        files.append(host_path(session.session_id))
+    return tuple(str(file) for file in files)
+
+
 def remembered_goal(session: Session, store: HistoryStore) -> GoalUse | None:
     """The goal stored for ``session``, after the secret gate, or ``None``. Does not check
     the session folder (callers do: :func:`in_session_folder`)."""
@@ -221,6 +244,8 @@ def drift(
             the session has no goal.
         UnknownNameError: ``preset`` names no shipped preset.
     """
+    input_files = score_inputs(session, project, store)
+    inputs = inputs_digest(input_files)  # before any is read: a change meanwhile shows
     config = load_config(project, preset=preset)
     kept_here = in_session_folder(session, config, more_folders)
     window = _window(session, config, context_window, use_host=kept_here)
@@ -257,7 +282,13 @@ def drift(
                 why_not = None if written else "the history could not be written"
         recording = Recording(why_not is None, why_not)
     return DriftOutcome(
-        report=report, config=config, goal=goal_text, goal_use=goal_use, recording=recording
+        report=report,
+        config=config,
+        goal=goal_text,
+        goal_use=goal_use,
+        recording=recording,
+        input_files=input_files,
+        inputs=inputs,
     )
 
 

@@ -271,6 +271,8 @@ def live_status(
         growth_per_turn=report.budget.growth_per_turn if report.budget else None,
         loop=short_loop(loop) if loop is not None else None,
         loop_key=loop_key(loop) if loop is not None else None,
+        input_files=outcome.input_files,
+        inputs=outcome.inputs,
     )
 
 
