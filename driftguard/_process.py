@@ -4,11 +4,12 @@ time that tells a process apart from a later one given the same pid.
 The Claude Code hooks and MCP servers of one ``claude`` process are its children: its MCP
 servers directly (the server's parent is ``claude``), its hook commands through a shell
 (``/bin/sh -c '<command>'``: the hook's parent is ``sh``, its grandparent ``claude``).
-Both were seen with Claude Code 2.1.197 against a fake model server (a hook and an MCP
-server that logged their ``/proc`` ancestry; ``tests/e2e/test_claude_live.py`` keeps the
-check). So a hook finds its host as its nearest ancestor that is not a shell
-(:func:`host_of_hook`), and a server finds it among its first few ancestors
-(:func:`ancestors`): a launcher such as ``uvx`` may stand between.
+Both were seen with Claude Code 2.1.197 against a fake model server: a second
+``SessionStart`` hook logged its ``/proc`` ancestry (``python <- sh <- claude``), and the
+MCP server found the pointer the hook wrote for that ``claude`` process
+(``tests/e2e/test_claude_live.py`` keeps that check). So a hook finds its host as its
+nearest ancestor that is not a shell (:func:`host_of_hook`), and a server finds it among
+its first few ancestors (:func:`ancestors`): a launcher such as ``uvx`` may stand between.
 
 Linux reads ``/proc/<pid>/stat`` (the name, the parent, and the start time in clock ticks
 since boot, with the boot's id); other POSIX systems ask ``ps`` (``LC_ALL=C``, the parent,
