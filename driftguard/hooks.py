@@ -15,10 +15,12 @@ The project is ``$CLAUDE_PROJECT_DIR`` (Claude Code sets it for hooks), else the
   (:func:`driftguard.resolve.write_process_pointer`, keyed by the process that ran the
   hook: its nearest ancestor that is not a shell, :func:`driftguard._process.host_of_hook`)
   and the project too (:func:`driftguard.resolve.write_pointer`), both atomic — the only
-  signals that follow ``/clear``; the MCP servers of the same process read the first
-  (another session started in the project meanwhile does not take it over), the command
-  line the second — and, when a handoff saved by another session of this project is
-  waiting (:mod:`driftguard.handoff_files`), claims it and adds it to the new session's
+  signals that follow ``/clear``. The MCP servers of the same process read the first
+  (another session started in the project meanwhile does not take it over); the second
+  counts after Claude Code's session id, and for a caller that is not Claude Code only
+  while no other CLI has written a newer session (:mod:`driftguard.resolve`). When a
+  handoff saved by another session of this project is waiting
+  (:mod:`driftguard.handoff_files`), it claims it and adds it to the new session's
   context.
 - ``stop`` (``Stop``, after every turn): re-scores the transcript and atomically refreshes
   the status-line cache (:mod:`driftguard.livecache`), appending a snapshot to the
