@@ -148,11 +148,15 @@ def detect_cli(path: Path) -> CliName:
 
 def resolve_cli(path: Path, cli: str | None) -> CliName:
     """The CLI to read the session file ``path`` as: detected when ``cli`` is ``None``;
-    when given, checked against the content.
+    when given, checked against the content: a file none of whose lines is a record of
+    ``cli`` (:meth:`Adapter.foreign_lines <driftguard.adapters._base.Adapter.foreign_lines>`,
+    ``/etc/passwd`` read as a Claude Code session) is refused, while an empty file, or one
+    holding only a header record, is ``cli``'s session with nothing in it yet.
 
     Raises:
         SessionFormatError: nothing tells which CLI wrote the file (``cli`` not given),
-            or the content is plainly another CLI's than ``cli``.
+            the content is plainly another CLI's than ``cli``, or not one of its lines is
+            a record of ``cli``.
         UnknownNameError: ``cli`` is not a supported CLI name.
     """
     if cli is None:
@@ -167,6 +171,16 @@ def resolve_cli(path: Path, cli: str | None) -> CliName:
             f"{path} looks like a {detected} session, not {cli}; "
             f"drop --cli or pass --cli {detected}"
         )
+    if detected is None:
+        foreign = chosen.foreign_lines(path)
+        if foreign is not None:
+            label = chosen.label
+            none_of = (
+                f"its one line is not a {label} record"
+                if foreign == 1
+                else f"none of its {foreign:,} lines is a {label} record"
+            )
+            raise SessionFormatError(f"{path}: not a {label} session file: {none_of}")
     return chosen.name
 
 

@@ -23,9 +23,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol
 
-from driftguard.adapters._common import LineParser, ToolKinds
+from driftguard.adapters._common import (
+    LineParser,
+    ToolKinds,
+    iter_lines,
+    load_record,
+    open_session_file,
+)
 from driftguard.adapters._compaction import HostSetting, UsableWindow
 from driftguard.adapters._scan import Candidate, IdQuery, ProjectPaths, is_under
+from driftguard.errors import SessionFormatError, from_os_error
 from driftguard.model import CliName, Session, ToolKind
 
 __all__ = ["Adapter", "Claim", "FileAdapter", "Finder", "Found"]
@@ -123,6 +130,15 @@ class Adapter(ABC):
         one exists (what a host's session-id variable finds); ``None`` otherwise."""
         return None
 
+    def is_session_file_of(self, path: Path, session_id: str) -> bool:
+        """Whether ``path`` is *the* session of ``session_id``: the one this source
+        itself keeps for that id where it keeps its sessions (:meth:`holds`), not another
+        file whose records carry the id too (a subagent's transcript naming its parent's
+        session, a copy anywhere else). History and the remembered goal are keyed by the
+        id only for this file (:func:`driftguard.engine.history_key`). Reads nothing but
+        the file system's links."""
+        return False
+
     def session_id_from_path(self, path: Path) -> str | None:
         """The session id a file's name carries, when the name alone tells it reliably
         (``None`` otherwise: then only its content does)."""
@@ -139,6 +155,18 @@ class Adapter(ABC):
         """Whether the name and folder of a file with nothing in it say it is this
         source's (an empty file tells nothing else)."""
         return False
+
+    def foreign_lines(self, path: Path) -> int | None:
+        """How many non-blank lines the file ``path`` holds when not one of them is a
+        record of this source (:meth:`claim`); ``None`` when one is, when it has no
+        line at all (an empty file is a session with nothing in it yet), or when this
+        source's files are not read by lines (a database, a whole JSON document: their
+        parser decides). Reads up to the first record of this source.
+
+        Raises:
+            SessionFormatError: the file cannot be read.
+        """
+        return None
 
     def sniff_whole(self, path: Path) -> bool | None:
         """For a file this source writes as one document rather than lines (Gemini's
@@ -258,3 +286,20 @@ class FileAdapter(Adapter):
 
     def tool_kind(self, name: str, command: str | None = None) -> ToolKind:
         return self.tool_kinds.of(name, command)
+
+    def foreign_lines(self, path: Path) -> int | None:
+        if self.line_parser(path) is None:
+            return None
+        lines = 0
+        try:
+            with open_session_file(path) as stream:
+                for line, _ in iter_lines(stream):
+                    if not line.strip():
+                        continue
+                    lines += 1
+                    record = load_record(line)
+                    if record is not None and self.claim(record) is not None:
+                        return None
+        except OSError as exc:
+            raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
+        return lines or None

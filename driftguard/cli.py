@@ -8,6 +8,7 @@ line on stderr, and exits 2 (design §10). Reports go to stdout, warnings to std
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import os
@@ -27,7 +28,9 @@ from driftguard.model import CLI_NAMES
 from driftguard.presets import PRESET_NAMES
 
 if TYPE_CHECKING:
-    from driftguard.model import CliName, ResolvedBy, Session
+    from driftguard.discovery import ProjectSession
+    from driftguard.model import CliName, Session
+    from driftguard.resolve import ResolvedSession
 
 __all__ = ["build_parser", "main"]
 
@@ -353,35 +356,47 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 @contextmanager
-def _session_target(args: argparse.Namespace) -> Iterator[tuple[Path, CliName | None, ResolvedBy]]:
-    """The session the arguments name — --demo, PATH, or the project's current one — as
-    its path (or locator), its CLI when known, and how it was chosen."""
-    from driftguard.resolve import resolve_session
+def _session_target(args: argparse.Namespace) -> Iterator[ResolvedSession]:
+    """The session the arguments name — --demo, PATH, or the project's current one
+    (:func:`_current_session`) — as its path (or locator), its CLI when known, how it was
+    chosen and, for one found above the working directory, where."""
+    from driftguard.resolve import ResolvedSession
 
     if getattr(args, "demo", False):
         if args.path is not None:
             raise DriftguardError("give either PATH or --demo, not both")
         demo = resources.files("driftguard") / "demo" / DEMO_SESSION
         with resources.as_file(demo) as path:
-            yield path, "claude_code", "path"
+            yield ResolvedSession(path, "claude_code", "path")
         return
     _check_project(args)
     if args.path is not None:
-        yield Path(args.path), args.cli, "path"
+        yield ResolvedSession(Path(args.path), args.cli, "path")
         return
-    project = args.project if args.project is not None else Path.cwd()
-    resolved = resolve_session(None, project=Path(project), only=args.cli)
+    yield _current_session(args)
+
+
+def _current_session(args: argparse.Namespace) -> ResolvedSession:
+    """The current session of ``--project``, else of the working directory or the
+    nearest folder above it that has one (:func:`driftguard.resolve.resolve_on_command_line`;
+    its warnings printed)."""
+    from driftguard.resolve import resolve_on_command_line
+
+    given: Path | None = args.project
+    resolved = resolve_on_command_line(
+        given if given is not None else Path.cwd(), only=args.cli, walk_up=given is None
+    )
     _warn(resolved.warnings)
-    yield resolved.path, resolved.cli, resolved.resolved_by
+    return resolved
 
 
 @contextmanager
-def _session_for(args: argparse.Namespace) -> Iterator[tuple[Session, ResolvedBy]]:
+def _session_for(args: argparse.Namespace) -> Iterator[tuple[Session, ResolvedSession]]:
     """The session the arguments name (:func:`_session_target`), parsed."""
     from driftguard.adapters import parse_session
 
-    with _session_target(args) as (path, cli, resolved_by):
-        yield parse_session(path, cli), resolved_by
+    with _session_target(args) as target:
+        yield parse_session(target.path, target.cli), target
 
 
 def _check_project(args: argparse.Namespace) -> None:
@@ -407,12 +422,17 @@ def _warn(lines: Sequence[str]) -> None:
         print(f"driftguard: warning: {line}", file=sys.stderr)
 
 
-def _config_project(args: argparse.Namespace, session: Session) -> Path:
-    """``--project``; with PATH, else the session's own directory; else the cwd."""
+def _config_project(
+    args: argparse.Namespace, session: Session, target: ResolvedSession | None = None
+) -> Path:
+    """``--project``; with PATH, else the session's own directory; the folder above the
+    working directory whose session it is (``target.found_in``); else the cwd."""
     if args.project is not None:
         return Path(args.project)
     if args.path is not None and session.cwd and Path(session.cwd).is_dir():
         return Path(session.cwd)
+    if target is not None and target.found_in is not None:
+        return target.found_in
     return Path.cwd()
 
 
@@ -437,16 +457,17 @@ def _score(args: argparse.Namespace) -> int:
     if args.keep_goal and args.goal is None:
         raise DriftguardError('--keep-goal keeps the --goal given with it: add --goal "…"')
     store = GuardedHistoryStore()
-    with _session_for(args) as (session, resolved_by):
+    with _session_for(args) as (session, target):
         outcome = engine.drift(
             session,
-            project=_config_project(args, session),
+            project=_config_project(args, session, target),
             store=store,
             goal=args.goal,
             keep_goal=args.keep_goal,
             preset=args.preset,
-            resolved_by=resolved_by,
+            resolved_by=target.resolved_by,
             context_window=args.context_window,
+            found_in=target.found_in,
         )
     _warn([*outcome.config.warnings, *store.notes])
     if args.json:
@@ -463,8 +484,8 @@ def _goal(args: argparse.Namespace) -> int:
     from driftguard.scoring.format import iso_utc, when_utc
 
     store = GuardedHistoryStore()
-    with _session_for(args) as (session, _):
-        config = load_config(_config_project(args, session))
+    with _session_for(args) as (session, target):
+        config = load_config(_config_project(args, session, target))
         if not engine.in_session_folder(session, config):
             raise DriftguardError(
                 f"{session.path}: not in a session folder, so it has no remembered goal "
@@ -515,12 +536,25 @@ def _goal(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
+    """``driftguard status``: the cached line while nothing it was made with changed,
+    else the session scored again (and cached).
+
+    Raises:
+        DriftguardError: no session, or it cannot be read; a :class:`ConfigError` when the
+            config cannot be used, after the last cached line (or ``drift –``) was printed
+            with a ``config error: <file>`` segment.
+    """
     from driftguard import livecache
-    from driftguard.adapters import locator_adapter, resolve_cli, session_id_from_path
-    from driftguard.resolve import resolve_session
+    from driftguard.adapters import (
+        get_adapter,
+        locator_adapter,
+        resolve_cli,
+        session_id_from_path,
+    )
     from driftguard.statusline import render_status, room_left
 
     _check_project(args)
+    target: ResolvedSession | None = None
     if args.path is not None:
         path = Path(args.path)
         located = locator_adapter(path, args.cli)
@@ -530,28 +564,42 @@ def _status(args: argparse.Namespace) -> int:
         else:
             cli = resolve_cli(path, args.cli) if path.is_file() else args.cli
     else:
-        project = args.project if args.project is not None else Path.cwd()
-        resolved = resolve_session(None, project=Path(project), only=args.cli)
-        _warn(resolved.warnings)
-        path, cli = resolved.path, resolved.cli
-    # the stop hook keys a transcript by its session id, which some files are named after
-    key = session_id_from_path(path, cli) or f"path:{path.resolve()}"
+        target = _current_session(args)
+        path, cli = target.path, target.cli
+    # the stop hook keys a transcript by its session id, which some files are named after;
+    # any other file (a copy, a subagent's transcript) by its path, so that it never
+    # overwrites the score Claude Code's status line shows for that id
+    named = session_id_from_path(path, cli)
+    own = named is not None and cli is not None and get_adapter(cli).is_session_file_of(path, named)
+    key = named if own and named is not None else f"path:{path.resolve()}"
     try:
         size = path.stat().st_size
     except OSError:
         size = -1  # no file of its own (a database's session): never answered from the cache
     cached = livecache.read_status(key) if size >= 0 else None
-    if cached is None or cached.transcript_path != str(path) or cached.transcript_size != size:
+    if cached is not None and cached.transcript_path != str(path):
+        cached = None
+    # the cache answers while the transcript, the goal and the config are as they were
+    # when it was scored (newcomer's review B5)
+    if cached is None or cached.transcript_size != size or not livecache.is_current(cached):
         from driftguard import engine  # the engine loads only when the cache is stale
         from driftguard.adapters import parse_session
+        from driftguard.errors import ConfigError
         from driftguard.history import GuardedHistoryStore
         from driftguard.hooks import live_status
+        from driftguard.statusline import config_warning
 
         session = parse_session(path, cli)
         store = GuardedHistoryStore()
-        outcome = engine.drift(
-            session, project=_config_project(args, session), store=store, record=False
-        )
+        try:
+            outcome = engine.drift(
+                session, project=_config_project(args, session, target), store=store, record=False
+            )
+        except ConfigError as exc:
+            # a tmux status bar or a prompt drops stderr: the line itself says it (N1)
+            if not args.json:
+                print(render_status(cached, args.format, warning=config_warning(exc)))
+            raise
         _warn(store.notes)
         cached = live_status(outcome, key, path, size)
         try:
@@ -579,10 +627,15 @@ def _trend(args: argparse.Namespace) -> int:
     from driftguard.trend import render_trend_text, trend_json
 
     store = GuardedHistoryStore()
-    with _session_for(args) as (session, resolved_by):
-        project = _config_project(args, session)
+    with _session_for(args) as (session, target):
+        project = _config_project(args, session, target)
         outcome = engine.drift(
-            session, project=project, store=store, resolved_by=resolved_by, record=False
+            session,
+            project=project,
+            store=store,
+            resolved_by=target.resolved_by,
+            record=False,
+            found_in=target.found_in,
         )
         trend = engine.trend(session, project=project, store=store)
     _warn(store.notes)
@@ -596,16 +649,18 @@ def _trend(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from driftguard import discovery
     from driftguard.history import GuardedHistoryStore
     from driftguard.report_html import IndexRow, render_index_page, render_session_page
     from driftguard.timeline import session_timeline
 
     store = GuardedHistoryStore()
     if not args.all:
-        with _session_target(args) as (path, cli, _):
+        with _session_target(args) as found:
             summary = session_timeline(
-                path, cli, project_for=lambda s: _config_project(args, s), store=store
+                found.path,
+                found.cli,
+                project_for=lambda s: _config_project(args, s, found),
+                store=store,
             )
         _warn(store.notes)
         page = render_session_page(summary.timeline)
@@ -625,12 +680,11 @@ def _report(args: argparse.Namespace) -> int:
     if args.output == "-":
         raise DriftguardError("--all writes a folder of pages: give -o DIR, not -o -")
     _check_project(args)
-    project = Path(args.project) if args.project is not None else Path.cwd()
-    found, warnings = discovery.project_sessions(project, (args.cli,) if args.cli else CLI_NAMES)
+    project, sessions, warnings = _project_sessions(args)
     _warn(warnings)
     folder = Path(args.output) if args.output else _report_folder(project)
     rows: list[IndexRow] = []
-    for one in found:
+    for one in sessions:
         try:
             summary = session_timeline(
                 one.path, one.cli, project_for=lambda _: project, store=store
@@ -655,6 +709,34 @@ def _report(args: argparse.Namespace) -> int:
     _write_page(index, render_index_page(str(project), rows))
     print(f"Wrote {index}: {len(rows)} session{'s' * (len(rows) != 1)} of {project}.")
     return _maybe_open(args, index)
+
+
+def _project_sessions(
+    args: argparse.Namespace,
+) -> tuple[Path, list[ProjectSession], list[str]]:
+    """``report --all``'s project and its sessions, newest first (with the warnings of
+    :func:`driftguard.discovery.project_sessions`): ``--project``, else the working
+    directory or, when it has none, the nearest folder above it that has some
+    (:func:`driftguard.resolve.folders_above`, as for one session).
+
+    Raises:
+        SessionNotFoundError: no folder tried has a session (the working directory's
+            message and details).
+    """
+    from driftguard import discovery
+    from driftguard.errors import SessionNotFoundError
+    from driftguard.resolve import folders_above
+
+    clis = (args.cli,) if args.cli else CLI_NAMES
+    if args.project is not None:
+        return (Path(args.project), *discovery.project_sessions(Path(args.project), clis))
+    try:
+        return (Path.cwd(), *discovery.project_sessions(Path.cwd(), clis))
+    except SessionNotFoundError:
+        for folder in folders_above(Path.cwd()):
+            with contextlib.suppress(SessionNotFoundError):
+                return (folder, *discovery.project_sessions(folder, clis))
+        raise
 
 
 def _report_file(session_path: str) -> Path:
@@ -702,13 +784,18 @@ def _maybe_open(args: argparse.Namespace, page: Path) -> int:
     return EXIT_OK
 
 
-def _write_projects(args: argparse.Namespace) -> list[Path]:
-    """The projects ``handoff --write`` may save in: ``--project``, else the ones the
-    command was started for (:func:`driftguard.resolve.start_projects`); never a folder
-    the session file names (issue #9 item 1)."""
+def _write_projects(args: argparse.Namespace, target: ResolvedSession) -> list[Path]:
+    """The projects ``handoff --write`` may save in: ``--project``, else the folder above
+    the working directory whose session it is (``target.found_in``: the project a command
+    run in its subfolder is about) and the ones the command was started for
+    (:func:`driftguard.resolve.start_projects`); never a folder the session file names
+    (issue #9 item 1)."""
     from driftguard.resolve import start_projects
 
-    return [Path(args.project)] if args.project is not None else start_projects()
+    if args.project is not None:
+        return [Path(args.project)]
+    above = [target.found_in] if target.found_in is not None else []
+    return [*above, *start_projects()]
 
 
 def _handoff(args: argparse.Namespace) -> int:
@@ -721,24 +808,29 @@ def _handoff(args: argparse.Namespace) -> int:
         raise DriftguardError("--replace replaces a saved handoff: add --write")
     store = GuardedHistoryStore()
     saved = target = None
-    with _session_for(args) as (session, resolved_by):
-        project = _config_project(args, session)
+    with _session_for(args) as (session, found):
+        project = _config_project(args, session, found)
         if args.write:
             written = engine.write_handoff(
                 session,
                 project=project,
                 store=store,
-                projects=_write_projects(args),
+                projects=_write_projects(args, found),
                 found_for_project=args.path is None,
                 replace=args.replace,
-                resolved_by=resolved_by,
+                resolved_by=found.resolved_by,
+                found_in=found.found_in,
             )
             _warn([written.not_saved] if written.not_saved else [])
             handoff, report, saved = written.handoff, written.report, written.saved
             target = written.project
         else:
             handoff, report = engine.handoff(
-                session, project=project, store=store, resolved_by=resolved_by
+                session,
+                project=project,
+                store=store,
+                resolved_by=found.resolved_by,
+                found_in=found.found_in,
             )
     _warn(store.notes)
     if args.json:

@@ -165,11 +165,14 @@ class NewestSession:
         path: the session file, or the source's locator.
         warnings: sources whose store could not be read on the way, one line each (the
             session was still found among the others).
+        time_ns: when it last changed, in ns since the epoch (:attr:`Found.time_ns
+            <driftguard.adapters._base.Found.time_ns>`).
     """
 
     cli: CliName
     path: Path
     warnings: tuple[str, ...] = ()
+    time_ns: int = 0
 
 
 def find_newest(project: Path, clis: Sequence[CliName] = CLI_NAMES) -> NewestSession:
@@ -208,7 +211,7 @@ def find_newest(project: Path, clis: Sequence[CliName] = CLI_NAMES) -> NewestSes
         raise SessionNotFoundError(
             message, details=[*session_search_places(project, clis), *failures]
         )
-    return NewestSession(best[0], best[1], tuple(failures))
+    return NewestSession(best[0], best[1], tuple(failures), best[2])
 
 
 def newest_session(project: Path, clis: Sequence[CliName] = CLI_NAMES) -> tuple[CliName, Path]:

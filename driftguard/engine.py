@@ -18,6 +18,7 @@ recorded. Every outcome says which goal it used and where it came from
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from driftguard import discovery
+from driftguard.adapters import get_adapter
 from driftguard.compaction import HostSetting, read_compaction_settings, usable_window
-from driftguard.config import Config, load_config
+from driftguard.config import Config, global_config_path, load_config, project_config_path
 from driftguard.errors import ConfigError, from_os_error
 from driftguard.handoff import Handoff, build_handoff
 from driftguard.handoff_files import SavedHandoff, handoff_files, handoff_target, save_handoff
@@ -37,7 +39,7 @@ from driftguard.history import (
     history_key_for,
     snapshot_from_report,
 )
-from driftguard.livecache import read_host_window
+from driftguard.livecache import host_path, inputs_digest, read_host_window
 from driftguard.model import GoalUse, Recording, ResolvedBy, Session, WindowSource
 from driftguard.scoring import DriftReport, score_session
 from driftguard.scoring.features import FeatureIndex, Features
@@ -62,7 +64,9 @@ __all__ = [
     "handoff",
     "history_key",
     "in_session_folder",
+    "is_own_file",
     "remembered_goal",
+    "score_inputs",
     "series",
     "trend",
     "write_handoff",
@@ -83,6 +87,10 @@ class DriftOutcome:
         goal: the goal text the score used (``goal_use.text``), or ``None``.
         goal_use: that goal and where it came from, or ``None`` without a goal.
         recording: whether the score went into the session's history, and why not.
+        input_files: the files besides the transcript the score was made with
+            (:func:`score_inputs`).
+        inputs: :func:`~driftguard.livecache.inputs_digest` of ``input_files``, taken
+            before they were read (the status-line cache keeps both: newcomer's review B5).
     """
 
     report: DriftReport
@@ -90,6 +98,8 @@ class DriftOutcome:
     goal: str | None
     goal_use: GoalUse | None = None
     recording: Recording = _READ_ONLY
+    input_files: tuple[str, ...] = ()
+    inputs: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The report as ``driftguard score --json`` prints it and ``get_drift`` returns it
@@ -128,9 +138,24 @@ def gated_goal(goal: str | None) -> str | None:
     return text.strip() if text is not None and text.strip() else None
 
 
+def is_own_file(session: Session) -> bool:
+    """Whether the session's file is *the* file of its session id, the one its source
+    keeps for that id (:meth:`Adapter.is_session_file_of
+    <driftguard.adapters._base.Adapter.is_session_file_of>`): not a subagent's transcript
+    carrying its parent's id, nor a copy elsewhere (newcomer's review B6)."""
+    return bool(session.session_id) and get_adapter(session.cli).is_session_file_of(
+        Path(session.path), session.session_id or ""
+    )
+
+
 def history_key(session: Session) -> str:
-    """The history/goal key of a session: its CLI and id, or its path when it has none."""
-    return history_key_for(session.cli, session.session_id, Path(session.path))
+    """The history/goal key of a session: its CLI and id for *the* file of that id
+    (:func:`is_own_file`; the key it always had), else its CLI and the sha256 of its
+    resolved path (:func:`driftguard.history.history_key_for`): a subagent's transcript or
+    a copy in a ``sessionFolders`` folder has a history and a goal of its own, and never
+    writes into or reads those of the session whose id it carries."""
+    session_id = session.session_id if is_own_file(session) else None
+    return history_key_for(session.cli, session_id, Path(session.path))
 
 
 def in_session_folder(session: Session, config: Config, more_folders: Sequence[Path] = ()) -> bool:
@@ -140,6 +165,22 @@ def in_session_folder(session: Session, config: Config, more_folders: Sequence[P
     and a remembered goal (issue #11)."""
     more = [*config.session_folders, *more_folders]
     return discovery.in_session_place(Path(session.path).absolute(), more)
+
+
+def score_inputs(session: Session, project: Path | None, store: HistoryStore) -> tuple[str, ...]:
+    """The files besides the transcript whose content a score of ``session`` depends on:
+    the global config, the project's ``.driftcli`` (with a ``project``), the session's goal
+    file in ``store`` and the window the host reported for its id
+    (:func:`~driftguard.livecache.host_path`) — each whether it exists or not. The host's
+    own settings that move its compaction point are not among them (they are read again
+    with the transcript's next change)."""
+    files = [global_config_path()]
+    if project is not None:
+        files.append(project_config_path(project))
+    files.append(store.goal_path(history_key(session)))
+    if session.session_id:
+        files.append(host_path(session.session_id))
+    return tuple(str(file) for file in files)
 
 
 def remembered_goal(session: Session, store: HistoryStore) -> GoalUse | None:
@@ -165,6 +206,7 @@ def drift(
     record: bool = True,
     more_folders: Sequence[Path] = (),
     features: Features | None = None,
+    found_in: Path | None = None,
 ) -> DriftOutcome:
     """Score ``session`` with the project's config, its goal, and record it in its history.
 
@@ -195,13 +237,17 @@ def drift(
 
     ``features`` are what the factors read from the session's messages, when the caller
     keeps them up to date (:meth:`driftguard.incremental.SessionCache.get_indexed`); the
-    report is the same without them, only slower to make.
+    report is the same without them, only slower to make. ``found_in``: the folder above
+    the working directory whose session this is (the command line's walk up), for the
+    report.
 
     Raises:
         ConfigError: a config file cannot be used, or only goal distance is weighted and
             the session has no goal.
         UnknownNameError: ``preset`` names no shipped preset.
     """
+    input_files = score_inputs(session, project, store)
+    inputs = inputs_digest(input_files)  # before any is read: a change meanwhile shows
     config = load_config(project, preset=preset)
     kept_here = in_session_folder(session, config, more_folders)
     window = _window(session, config, context_window, use_host=kept_here)
@@ -220,6 +266,8 @@ def drift(
         resolved_by=resolved_by,
         features=features,
     )
+    if found_in is not None:
+        report = dataclasses.replace(report, found_in=str(found_in))
     recording = _READ_ONLY
     if record:
         why_not = (None if kept_here else NOT_IN_SESSION_FOLDER) or _try_out(
@@ -236,7 +284,13 @@ def drift(
                 why_not = None if written else "the history could not be written"
         recording = Recording(why_not is None, why_not)
     return DriftOutcome(
-        report=report, config=config, goal=goal_text, goal_use=goal_use, recording=recording
+        report=report,
+        config=config,
+        goal=goal_text,
+        goal_use=goal_use,
+        recording=recording,
+        input_files=input_files,
+        inputs=inputs,
     )
 
 
@@ -423,12 +477,14 @@ def _window(
     """The nominal window that overrides the session's own, and where it came from
     (``None`` and ``"file"``: the session's own). ``use_host``: the window Claude Code last
     reported for the session id may apply (not for a file outside the session folders,
-    which may be a copy carrying another session's id)."""
+    which may be a copy carrying another session's id); it applies only to *the* file of
+    that id (:func:`is_own_file`; not a subagent's transcript, which may run another
+    model)."""
     if flag is not None and flag > 0:
         return flag, "flag"
     if config.context_window is not None:
         return config.context_window, "config"
-    if use_host and session.cli == "claude_code" and session.session_id:
+    if use_host and session.cli == "claude_code" and session.session_id and is_own_file(session):
         host = read_host_window(session.session_id)
         if host is not None and host > 0:
             return host, "host"
@@ -466,12 +522,13 @@ def handoff(
     resolved_by: ResolvedBy = "path",
     saved_to: str | None = None,
     features: Features | None = None,
+    found_in: Path | None = None,
 ) -> tuple[Handoff, DriftReport]:
     """The handoff prompt of the session, with its current (unrecorded) report.
 
     ``saved_to`` names the file the draft is being saved to (``handoff --write``,
     the ``save_handoff`` tool); the prompt then asks to complete that file in place.
-    ``features``: as :func:`drift`.
+    ``features`` and ``found_in``: as :func:`drift`.
     """
     outcome = drift(
         session,
@@ -480,6 +537,7 @@ def handoff(
         resolved_by=resolved_by,
         record=False,
         features=features,
+        found_in=found_in,
     )
     return build_handoff(session, outcome.report, saved_to=saved_to), outcome.report
 
@@ -514,6 +572,7 @@ def write_handoff(
     replace: bool = False,
     resolved_by: ResolvedBy = "path",
     features: Features | None = None,
+    found_in: Path | None = None,
 ) -> HandoffOutcome:
     """The handoff of the session, saved as ``.driftguard/handoff.md`` (with its
     checkpoint) in the project it belongs to: ``driftguard handoff --write`` and the
@@ -532,6 +591,7 @@ def write_handoff(
             (it is kept under another name either way).
         resolved_by: how the session was chosen, for the report.
         features: as :func:`drift`.
+        found_in: as :func:`drift`.
 
     Raises:
         DriftguardError: the handoff files cannot be written (names the project), or a
@@ -547,6 +607,7 @@ def write_handoff(
         resolved_by=resolved_by,
         saved_to=str(handoff_files(target).handoff) if target is not None else None,
         features=features,
+        found_in=found_in,
     )
     saved = None
     if target is not None:

@@ -11,10 +11,17 @@ The project is ``$CLAUDE_PROJECT_DIR`` (Claude Code sets it for hooks), else the
 ``cwd``, else the working directory.
 
 - ``session-start`` (``SessionStart``; ``source`` ``startup|resume|clear|compact|fork``):
-  writes the pointer file of the project to the transcript of this session
-  (:func:`driftguard.resolve.write_pointer`, atomic) — the only signal that follows
-  ``/clear`` — and, when a handoff saved by another session of this project is waiting
-  (:mod:`driftguard.handoff_files`), claims it and adds it to the new session's context.
+  points this Claude Code process at the transcript of this session
+  (:func:`driftguard.resolve.write_process_pointer`, keyed by the process that ran the
+  hook: its nearest ancestor that is not a shell, :func:`driftguard._process.host_of_hook`)
+  and the project too (:func:`driftguard.resolve.write_pointer`), both atomic — the only
+  signals that follow ``/clear``. The MCP servers of the same process read the first
+  (another session started in the project meanwhile does not take it over); the second
+  counts after Claude Code's session id, and for a caller that is not Claude Code only
+  while no other CLI has written a newer session (:mod:`driftguard.resolve`). When a
+  handoff saved by another session of this project is waiting
+  (:mod:`driftguard.handoff_files`), it claims it and adds it to the new session's
+  context.
 - ``stop`` (``Stop``, after every turn): re-scores the transcript and atomically refreshes
   the status-line cache (:mod:`driftguard.livecache`), appending a snapshot to the
   session's history like ``get_drift`` does. A history, goal or cache file that cannot be
@@ -127,15 +134,20 @@ def _context_output(event: str, text: str) -> str:
 
 def session_start(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     """Write the project's pointer; hand over a waiting handoff (module doc)."""
+    from driftguard._process import host_of_hook
     from driftguard.handoff_files import handoff_context, take_handoff
-    from driftguard.resolve import write_pointer
+    from driftguard.resolve import write_pointer, write_process_pointer
 
     project = _project(payload, env)
     session_id = _text(payload, "session_id")
     transcript = _text(payload, "transcript_path")
     if transcript is not None:
+        cli = _host_cli(env)
+        host = host_of_hook()
         try:
-            write_pointer(project, Path(transcript), _host_cli(env), session_id)
+            if host is not None:
+                write_process_pointer(host, project, Path(transcript), cli, session_id)
+            write_pointer(project, Path(transcript), cli, session_id)
         except OSError as exc:  # the handoff below must not be lost over the pointer
             print(
                 f"driftguard hook session-start: warning: pointer not written: "
@@ -261,6 +273,8 @@ def live_status(
         growth_per_turn=report.budget.growth_per_turn if report.budget else None,
         loop=short_loop(loop) if loop is not None else None,
         loop_key=loop_key(loop) if loop is not None else None,
+        input_files=outcome.input_files,
+        inputs=outcome.inputs,
     )
 
 

@@ -14,6 +14,15 @@ Files, one set per session, in ``~/.driftcli/cache/`` (:func:`driftguard.paths.c
 ``<key>`` is the session id when it is made of ``[A-Za-z0-9-]`` only (Claude Code's UUIDs),
 else ``h-`` and the first 32 hex digits of its sha256: always one plain file name.
 
+A score depends on more than its transcript: the remembered goal and the config (the
+global ``~/.driftclirc`` and the project's ``.driftcli``), and the window the host
+reported. Each status record lists those files (``input_files``) and a digest of their
+names and contents as they were when the score was made (``inputs``,
+:func:`inputs_digest`); the record answers only while :func:`is_current` finds them
+unchanged (newcomer's review B5: a goal set or a config edited since is not shown stale
+until the next turn). A record without them (written by driftguard 0.2.0) is never
+current.
+
 Each file has a single writer (the stop hook, the prompt hook, the status line), so an
 async stop hook and a prompt hook never overwrite each other's state; every write is atomic
 (:func:`driftguard._fileio.write_atomic`, mode ``0o600``). Reading never raises: a missing,
@@ -30,7 +39,7 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -42,6 +51,8 @@ __all__ = [
     "CACHE_VERSION",
     "LiveStatus",
     "host_path",
+    "inputs_digest",
+    "is_current",
     "loop_path",
     "prune",
     "read_host_window",
@@ -117,6 +128,10 @@ class LiveStatus:
         loop: the action loop going on, in a few words (``npm test ×3``), or ``None``.
         loop_key: what identifies that loop (its kind and calls), so the prompt hook tells
             the model once per loop; ``None`` without a loop.
+        input_files: the files besides the transcript the score was made with (config
+            files, the goal file, the host's window), whether they existed or not.
+        inputs: :func:`inputs_digest` of ``input_files`` before they were read for the
+            score; ``None`` in a record that has none (never current).
     """
 
     session_id: str
@@ -138,6 +153,8 @@ class LiveStatus:
     growth_per_turn: int | None = None
     loop: str | None = None
     loop_key: str | None = None
+    input_files: tuple[str, ...] = ()
+    inputs: str | None = None
 
     def to_record(self) -> dict[str, Any]:
         """The JSON object written to ``<key>.json``."""
@@ -162,6 +179,8 @@ class LiveStatus:
             "growth_per_turn": self.growth_per_turn,
             "loop": self.loop,
             "loop_key": self.loop_key,
+            "input_files": list(self.input_files),
+            "inputs": self.inputs,
         }
 
     @classmethod
@@ -188,6 +207,7 @@ class LiveStatus:
         if not 0 <= record["score"] <= 100:
             return None
         goal = record.get("goal")
+        files = record.get("input_files")
 
         def optional_int(name: str) -> int | None:
             value = record.get(name)
@@ -217,6 +237,10 @@ class LiveStatus:
             growth_per_turn=optional_int("growth_per_turn"),
             loop=optional_text("loop"),
             loop_key=optional_text("loop_key"),
+            input_files=tuple(files)
+            if isinstance(files, list) and all(isinstance(name, str) for name in files)
+            else (),
+            inputs=optional_text("inputs") if isinstance(files, list) else None,
         )
 
 
@@ -226,6 +250,31 @@ def _is_int(value: object) -> bool:
 
 def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def inputs_digest(files: Iterable[str]) -> str:
+    """The hex sha256 of each file's name and content, in order: a file that does not
+    exist, a folder, or one that cannot be read each count as such (so creating, editing
+    or deleting any of them changes the digest)."""
+    digest = hashlib.sha256()
+    for name in files:
+        digest.update(os.fsencode(name) + b"\0")
+        try:
+            with open(name, "rb") as handle:
+                digest.update(b"f" + hashlib.sha256(handle.read()).digest())
+        except (FileNotFoundError, NotADirectoryError):
+            digest.update(b"-")
+        except IsADirectoryError:
+            digest.update(b"d")
+        except OSError as exc:
+            digest.update(f"e{exc.errno}".encode("ascii"))
+    return digest.hexdigest()
+
+
+def is_current(status: LiveStatus) -> bool:
+    """Whether the files ``status`` was scored with (config, goal, host window) are as
+    they were then (module doc); ``False`` for a record that does not list them."""
+    return status.inputs is not None and inputs_digest(status.input_files) == status.inputs
 
 
 def read_status(session_id: str) -> LiveStatus | None:

@@ -80,10 +80,14 @@ environment variable the host set, the MCP client's roots, or the working direct
 State = Literal["fresh", "warming", "drifting", "polluted"]
 """The drift state a score falls in (design §5.4)."""
 
-ResolvedBy = Literal["path", "argument", "pointer", "env_session_id", "newest_in_project"]
-"""How the session a score is about was chosen (design §6, "Which session"): a path the
-user gave, a ``session`` argument over MCP, the hook's pointer file, the host's
-``CLAUDE_CODE_SESSION_ID``, or the newest session of the project."""
+ResolvedBy = Literal[
+    "path", "argument", "process_pointer", "env_session_id", "pointer", "newest_in_project"
+]
+"""How the session a score is about was chosen (design §6, "Which session";
+:mod:`driftguard.resolve`): a path the user gave, a ``session`` argument over MCP, the
+pointer the ``SessionStart`` hook of the host process wrote, the host's
+``CLAUDE_CODE_SESSION_ID``, the project's hook pointer, or the newest session of the
+project."""
 
 WindowSource = Literal["file", "host", "config", "flag"]
 """Where the nominal context window came from: the session file and model name, the host's

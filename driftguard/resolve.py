@@ -14,27 +14,52 @@ In order:
    #9 item 2: the model names the file, and a transcript-shaped file anywhere else would
    be read back to it). The command line passes no ``folders``: a path the user types is
    read wherever it is;
-2. ``pointer`` — the pointer file a ``SessionStart`` hook wrote for this project in
-   ``~/.driftcli/pointers/`` (the only signal that follows Claude Code's ``/clear``);
+2. ``process_pointer`` — the pointer the ``SessionStart`` hook of *this* host process
+   wrote (``~/.driftcli/pointers/process-<pid>.json``): the hook commands and the MCP
+   servers of one ``claude`` process are its children (:mod:`driftguard._process`; the
+   hooks through ``/bin/sh -c``), so the hook writes it for its nearest ancestor that is
+   not a shell, and the server reads the one of its nearest ancestors that has one. It
+   follows ``/clear`` and is this process's own, whatever other sessions started in the
+   project since (newcomer's review B2). A pointer whose process has ended, and whose
+   pid was given to another, is passed over (the process's start time is recorded and
+   compared). When it names a transcript that is not written yet (a session's first
+   turn), that is said, rather than another session scored in its place;
 3. ``env_session_id`` — ``CLAUDE_CODE_SESSION_ID`` with ``CLAUDE_PROJECT_DIR``, which
    Claude Code gives its MCP servers (frozen at spawn: after ``/clear`` it names the old
-   session, which is why the pointer comes first);
-4. ``newest_in_project`` — the newest session of the current project written by the
+   session, which is why the process's pointer comes first);
+4. ``pointer`` — the pointer a ``SessionStart`` hook last wrote for this project in
+   ``~/.driftcli/pointers/<hash>.json``: the latest session started in the project,
+   which may be another terminal's, hence after the session id. It is used when the
+   caller is the source that wrote it (``clientInfo.name``, the environment, ``--cli``);
+   when the caller is unknown (a terminal without ``--cli``, an unnamed MCP client),
+   only if its transcript is at least as new as the newest session the other sources
+   keep for the project — the project may have moved on to another CLI since a hook
+   last wrote it (newcomer's review B1);
+5. ``newest_in_project`` — the newest session of the current project written by the
    calling host (told apart by ``clientInfo.name``, then by the environment): under Cursor
    its newest composer chat; for an unknown host, the newest of any source.
 
-The pointer and ``CLAUDE_CODE_SESSION_ID`` are Claude Code's (its hooks write the
-pointer): they are used only when the host is not known to be another one.
+Steps 2 and 3 are the host process's own: each is used only for its project (or a folder
+inside it) and when the caller is not known to be another source than the one that wrote
+it. A pointer whose transcript is gone is passed over (it is not deleted: a session's
+transcript may not exist yet when its ``SessionStart`` hook runs).
+
+On the command line (:func:`resolve_on_command_line`) a working directory with no session
+of its own is not yet a dead end: its parent folders are tried in turn, up to (not
+including) ``$HOME`` or the file system's root, as git finds its repository, and the
+result names the folder used (``found_in``; newcomer's review N3).
 
 The project (:func:`choose_project`) is ``DRIFTGUARD_PROJECT_DIR`` when set (``driftguard
 setup`` writes it for Cursor as ``${workspaceFolder}``; a value still holding an
 unexpanded ``${…}`` counts as unset), else ``CLAUDE_PROJECT_DIR`` (Claude Code's stable
 project root), else the MCP client's first root when it declared roots, else the working
-directory. Nothing here writes but :func:`write_pointer`, which is for the hook shell.
+directory. Nothing here writes but :func:`write_pointer` and
+:func:`write_process_pointer`, which are for the hook shell.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -45,12 +70,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from driftguard import discovery, paths
+from driftguard import _process, discovery, paths
 from driftguard._fileio import write_atomic
 from driftguard.adapters import ADAPTERS, get_adapter
 from driftguard.adapters._common import load_record
 from driftguard.adapters._scan import IdQuery, ProjectPaths, is_under
-from driftguard.errors import RefusedPathError, SessionNotFoundError
+from driftguard.errors import DriftguardError, RefusedPathError, SessionNotFoundError
 from driftguard.model import CLI_NAMES, CliName, ProjectSource, ResolvedBy
 
 __all__ = [
@@ -60,14 +85,18 @@ __all__ = [
     "ResolvedSession",
     "choose_project",
     "cli_for_host",
+    "folders_above",
     "is_under",
     "names_project",
     "pointer_path",
+    "process_pointer_path",
     "project_dir",
     "read_pointer",
+    "resolve_on_command_line",
     "resolve_session",
     "start_projects",
     "write_pointer",
+    "write_process_pointer",
 ]
 
 HOST_CLIENT_NAMES: Mapping[str, CliName | None] = {
@@ -105,6 +134,9 @@ class ResolvedSession:
     warnings: tuple[str, ...] = ()
     """State that could not be read on the way (a pointer file, a source's store), one
     line each; the session was still found (issue #9 item 4)."""
+    found_in: Path | None = None
+    """On the command line, the folder above the working directory whose session this is,
+    when the working directory has none (:func:`resolve_on_command_line`); else ``None``."""
 
 
 def _env_project(environ: Mapping[str, str]) -> tuple[Path, ProjectSource] | None:
@@ -196,24 +228,31 @@ def _pointer_or_warning(
 ) -> tuple[tuple[Path, CliName | None] | None, str | None]:
     """:func:`read_pointer`, and a one-line warning when the pointer file exists but
     cannot be read (a missing pointer is no warning: there is simply none yet)."""
-    location = pointer_path(project)
+    record, problem = _pointer_record(pointer_path(project))
+    return (_pointed(record) if record is not None else None), problem
+
+
+def _pointer_record(location: Path) -> tuple[dict[str, object] | None, str | None]:
+    """The JSON object of a pointer file, and a one-line warning when it exists but
+    cannot be read (missing or not an object: neither)."""
     try:
         raw = location.read_bytes()
     except FileNotFoundError:
         return None, None
     except OSError as exc:
         return None, f"hook pointer not read: {location}: {exc.strerror or exc}"
-    record = load_record(raw)
-    if record is None:
-        return None, None
+    return load_record(raw), None
+
+
+def _pointed(record: Mapping[str, object]) -> tuple[Path, CliName | None] | None:
+    """The transcript a pointer record names and its CLI, when the file still exists."""
     transcript = record.get("transcript_path")
     if not isinstance(transcript, str) or not transcript:
-        return None, None
+        return None
     path = Path(transcript)
     if not path.is_file():
-        return None, None
-    cli = record.get("cli")
-    return (path, (cli if cli in CLI_NAMES else None)), None
+        return None
+    return path, _named_cli(record)
 
 
 def write_pointer(project: Path, transcript: Path, cli: CliName, session_id: str | None) -> Path:
@@ -233,6 +272,92 @@ def write_pointer(project: Path, transcript: Path, cli: CliName, session_id: str
     }
     write_atomic(target, (json.dumps(record) + "\n").encode("utf-8"))
     return target
+
+
+_PROCESS_PREFIX = "process-"
+
+
+def process_pointer_path(pid: int) -> Path:
+    """``~/.driftcli/pointers/process-<pid>.json``: the session of the host process
+    ``pid`` (a ``claude`` process)."""
+    return paths.pointers_dir() / f"{_PROCESS_PREFIX}{pid}.json"
+
+
+def write_process_pointer(
+    host: _process.ProcessInfo,
+    project: Path,
+    transcript: Path,
+    cli: CliName,
+    session_id: str | None,
+) -> Path:
+    """Point the host process ``host`` at ``transcript`` (atomically, as
+    :func:`write_pointer`), and remove the pointers of host processes that have ended.
+
+    Raises:
+        OSError: it cannot be written (the old pointer, if any, is unchanged).
+    """
+    target = process_pointer_path(host.pid)
+    record = {
+        "transcript_path": str(transcript),
+        "cli": cli,
+        "session_id": session_id,
+        "project": str(project),
+        "pid": host.pid,
+        "process_start": host.start,
+        "process_name": host.name,
+        "ts": time.time(),
+    }
+    write_atomic(target, (json.dumps(record) + "\n").encode("utf-8"))
+    _prune_process_pointers(keep=target)
+    return target
+
+
+def _prune_process_pointers(keep: Path) -> None:
+    """Remove the pointers of host processes that no longer run (a failure to read or
+    remove one is left for the next time)."""
+    try:
+        entries = list(os.scandir(keep.parent))
+    except OSError:
+        return
+    for entry in entries:
+        pid = _pointer_pid(entry.name)
+        if pid is None or entry.path == str(keep):
+            continue
+        record, _ = _pointer_record(Path(entry.path))
+        start = record.get("process_start") if record is not None else None
+        if not _process.is_running(pid, start if isinstance(start, str) else None):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+
+
+def _pointer_pid(name: str) -> int | None:
+    """The pid of a ``process-<pid>.json`` file name, else ``None``."""
+    if not (name.startswith(_PROCESS_PREFIX) and name.endswith(".json")):
+        return None
+    digits = name[len(_PROCESS_PREFIX) : -len(".json")]
+    return int(digits) if digits.isdigit() else None
+
+
+def _own_process_pointer() -> tuple[dict[str, object] | None, str | None]:
+    """The record of the pointer the ``SessionStart`` hook of this process's host wrote
+    (module docstring, step 2), and a warning when it cannot be read. Looks at the
+    ancestors only when some process pointer exists."""
+    try:
+        if not any(_pointer_pid(name) is not None for name in os.listdir(paths.pointers_dir())):
+            return None, None
+    except OSError:
+        return None, None
+    for host in _process.ancestors():
+        record, problem = _pointer_record(process_pointer_path(host.pid))
+        if problem is not None:
+            return None, problem
+        if record is None:
+            continue
+        start = record.get("process_start")
+        if isinstance(start, str) and host.start is not None and start != host.start:
+            continue  # an ended process's pointer, its pid given to this one
+        return record, None
+    return None, None
 
 
 def _looks_like_path(value: str) -> bool:
@@ -296,15 +421,25 @@ def _by_argument(session: str, folders: Sequence[Path] | None) -> ResolvedSessio
     return ResolvedSession(path, cli, "argument")
 
 
-def _by_env_session_id(env: Mapping[str, str]) -> ResolvedSession | None:
+def _by_env_session_id(env: Mapping[str, str], root: Path) -> ResolvedSession | None:
     """Claude Code gives its MCP servers ``CLAUDE_CODE_SESSION_ID`` with
-    ``CLAUDE_PROJECT_DIR``: that session's file in the project's folders."""
+    ``CLAUDE_PROJECT_DIR``: that session's file in the project's folders, when ``root``
+    is that project or inside it."""
     session_id = env.get("CLAUDE_CODE_SESSION_ID", "").strip()
-    root = env.get(CLAUDE_PROJECT_ENV, "").strip()
-    if not session_id or not root or _looks_like_path(session_id):
+    named = env.get(CLAUDE_PROJECT_ENV, "").strip()
+    if not session_id or not named or _looks_like_path(session_id):
         return None
-    path = get_adapter("claude_code").session_in_project(ProjectPaths.of(Path(root)), session_id)
+    if not _within(root, Path(named)):
+        return None
+    path = get_adapter("claude_code").session_in_project(ProjectPaths.of(Path(named)), session_id)
     return ResolvedSession(path, "claude_code", "env_session_id") if path is not None else None
+
+
+def _within(folder: Path, project: Path) -> bool:
+    """Whether ``folder`` is ``project`` or inside it (both made absolute, symlinks
+    resolved)."""
+    inner, outer = Path(os.path.realpath(folder)), Path(os.path.realpath(project))
+    return inner == outer or inner.is_relative_to(outer)
 
 
 def resolve_session(
@@ -329,7 +464,9 @@ def resolve_session(
             the command line, where any path is read.
 
     Raises:
-        SessionNotFoundError: nothing matched; the message says where it looked.
+        SessionNotFoundError: nothing matched; the message says where it looked. Also
+            when this host process's own session has no transcript yet (its hook named
+            one that is not written): no other session stands in for it.
         SessionFormatError: the one source searched keeps its sessions in a store that
             cannot be read.
         RefusedPathError: with ``folders``, a ``session`` path outside all of them; the
@@ -340,15 +477,144 @@ def resolve_session(
         return _by_argument(session, folders)
     root = project if project is not None else project_dir(environ)
     wanted = only if only is not None else cli_for_host(client_name, environ)
-    pointed, problem = _pointer_or_warning(root)
+    found, warnings = _this_hosts_session(environ, wanted, root)
+    if found is not None:
+        return found
+    return _in_project(root, wanted, warnings)
+
+
+def resolve_on_command_line(
+    project: Path,
+    *,
+    only: CliName | None = None,
+    env: Mapping[str, str] | None = None,
+    walk_up: bool = True,
+) -> ResolvedSession:
+    """The session a command without ``PATH`` is about (``score``, ``status``, ``trend``,
+    ``goal``, ``handoff``, ``report``, ``watch``): :func:`resolve_session`'s steps for
+    ``project`` (the caller told apart by ``only``, else by the environment: a command
+    Claude Code's shell tool runs is Claude Code's), and with ``walk_up`` (no
+    ``--project`` given) a folder without a session hands over to its parent, up to
+    (not including) ``$HOME`` or the root, as git finds a repository from a subfolder:
+    ``found_in`` then names the folder whose session it is (newcomer's review N3).
+
+    Raises:
+        SessionNotFoundError: no folder tried has a session; the message and details are
+            those of ``project`` itself (or this host process's session has no transcript
+            yet, as :func:`resolve_session`).
+        SessionFormatError: as :func:`resolve_session`.
+    """
+    environ = os.environ if env is None else env
+    wanted = only if only is not None else cli_for_host(None, environ)
+    found, warnings = _this_hosts_session(environ, wanted, project)
+    if found is not None:
+        return found
+    try:
+        return _in_project(project, wanted, warnings)
+    except SessionNotFoundError:
+        if not walk_up:
+            raise
+        for folder in folders_above(project):
+            try:
+                above = _in_project(folder, wanted, warnings)
+            except SessionNotFoundError:
+                continue
+            return dataclasses.replace(above, found_in=folder)
+        raise
+
+
+def folders_above(project: Path) -> list[Path]:
+    """The folders a command run in ``project`` may take a session from when ``project``
+    has none (:func:`resolve_on_command_line`): its parents, made absolute, nearest
+    first, stopping below ``$HOME`` when ``project`` is inside it, else below the file
+    system's root."""
+    start = Path(os.path.abspath(project))
+    home = Path(os.path.abspath(Path.home()))
+    stop = home if start.is_relative_to(home) and start != home else None
+    folders: list[Path] = []
+    for parent in start.parents:
+        if parent == stop or parent == parent.parent:
+            break
+        folders.append(parent)
+    return folders
+
+
+def _this_hosts_session(
+    environ: Mapping[str, str], wanted: CliName | None, root: Path
+) -> tuple[ResolvedSession | None, tuple[str, ...]]:
+    """Steps 2 and 3 (module docstring): this host process's pointer, else the host's
+    session id, each only for ``root`` (the project it names, or a folder inside it) and
+    a caller not known to be another source; and the warnings met on the way.
+
+    Raises:
+        SessionNotFoundError: this process's pointer names a transcript that is not
+            written yet (Claude Code 2.1.197 writes it with the first message, after the
+            ``SessionStart`` hook ran).
+    """
+    record, problem = _own_process_pointer()
     warnings = (problem,) if problem is not None else ()
-    if pointed is not None and wanted in (None, pointed[1]):
-        return ResolvedSession(pointed[0], pointed[1], "pointer")
-    from_env = _by_env_session_id(environ) if wanted in (None, "claude_code") else None
+    if record is not None:
+        transcript, cli = record.get("transcript_path"), _named_cli(record)
+        named = record.get("project")
+        ours = (
+            isinstance(transcript, str)
+            and bool(transcript)
+            and wanted in (None, cli)
+            and isinstance(named, str)
+            and _within(root, Path(named))
+        )
+        if ours and isinstance(transcript, str):
+            path = Path(transcript)
+            if not path.is_file():
+                raise SessionNotFoundError(
+                    f"this session's transcript {path} is not written yet (its host writes "
+                    "it with the first message): nothing to score so far"
+                )
+            return ResolvedSession(path, cli, "process_pointer", warnings), warnings
+    from_env = _by_env_session_id(environ, root) if wanted in (None, "claude_code") else None
     if from_env is not None:
-        return dataclasses.replace(from_env, warnings=warnings)
+        return dataclasses.replace(from_env, warnings=warnings), warnings
+    return None, warnings
+
+
+def _named_cli(record: Mapping[str, object]) -> CliName | None:
+    """The source a pointer record names, when it is one."""
+    cli = record.get("cli")
+    return next((name for name in CLI_NAMES if name == cli), None)
+
+
+def _in_project(root: Path, wanted: CliName | None, warnings: tuple[str, ...]) -> ResolvedSession:
+    """Steps 4 and 5 (module docstring) for the project ``root``: the project's pointer
+    when the caller is the source that wrote it, or is unknown and no other source has a
+    newer session for ``root``; else the newest session of ``wanted`` (any source when
+    ``None``).
+
+    Raises:
+        SessionNotFoundError: as :func:`driftguard.discovery.find_newest`.
+        SessionFormatError: as :func:`driftguard.discovery.find_newest`.
+    """
+    pointed, problem = _pointer_or_warning(root)
+    warnings = (*warnings, problem) if problem is not None else warnings
+    if pointed is not None:
+        path, cli = pointed
+        if (wanted is not None and wanted == cli) or (
+            wanted is None and _newer_than_the_others(root, path, cli)
+        ):
+            return ResolvedSession(path, cli, "pointer", warnings)
     clis: tuple[CliName, ...] = (wanted,) if wanted is not None else CLI_NAMES
     newest = discovery.find_newest(root, clis)
     return ResolvedSession(
         newest.path, newest.cli, "newest_in_project", warnings=(*warnings, *newest.warnings)
     )
+
+
+def _newer_than_the_others(root: Path, transcript: Path, cli: CliName | None) -> bool:
+    """Whether ``transcript`` changed no earlier than the newest session the other
+    sources keep for ``root`` (``True`` when they keep none, or their stores cannot be
+    read)."""
+    others = tuple(name for name in CLI_NAMES if name != cli)
+    try:
+        rival = discovery.find_newest(root, others)
+    except DriftguardError:
+        return True
+    return _size_and_time(transcript)[1] >= rival.time_ns

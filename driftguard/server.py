@@ -164,6 +164,10 @@ class SessionInfo(BaseModel):
     compactions: int = Field(description="Compactions in the session file.")
     skipped_lines: int = Field(description="Malformed or unknown lines skipped while reading.")
     resolved_by: ResolvedBy
+    found_in: str | None = Field(
+        description="The command line's: the folder above its working directory whose "
+        "session this is (the server never looks above its project: always null here)."
+    )
     context_window_source: WindowSource = Field(
         description="Where context_window came from: the session file and model name, the "
         "host's status line, a config file's contextWindow, or --context-window."

@@ -15,7 +15,12 @@ and a still-running command is cancelled), with a JSON payload on stdin
   remembered goal: see there for the measurement); otherwise the line says
   ``drift – scored when this turn ends`` beside the context figure (issue #11). Only
   without a transcript at all: ``drift – not scored yet``. The status line never writes
-  the score it made: the stop hook stays the one writer of the cache.
+  the score it made: the stop hook stays the one writer of the cache. A cached score made
+  with a goal, config or host window that has changed since
+  (:func:`driftguard.livecache.is_current`; newcomer's review B5) is treated the same way,
+  except that when the transcript is too large to score in time the cached score is kept
+  until the turn ends; with a config that cannot be used it is kept and marked
+  ``config error: .driftcli`` (:func:`config_warning`; N1).
 - ``38k to compact (~6 turns)`` (issue #13): the tokens left before the host compacts —
   the cached usable window (:mod:`driftguard.compaction`) minus the payload's context
   (its ``current_usage`` tokens, else ``total_input_tokens``), else the cached context —
@@ -64,6 +69,7 @@ __all__ = [
     "SCORED_AFTER_TURN",
     "WRAP_TIMEOUT",
     "budget_segment",
+    "config_warning",
     "context_percent",
     "host_window",
     "payload_tokens",
@@ -193,17 +199,32 @@ _TMUX_COLOURS: Final[Mapping[str, str]] = {
 }
 
 
-def render_status(status: LiveStatus, fmt: str = "plain") -> str:
+def render_status(status: LiveStatus | None, fmt: str = "plain", warning: str | None = None) -> str:
     """``driftguard status``'s line for a cached or fresh score (issue #13): the status
-    line's segments without a payload; ``fmt`` ``"tmux"`` colours the drift segment with
-    tmux's ``#[fg=…]`` style (``#`` in the rest doubled, as tmux wants)."""
-    line = render_line({}, status)
+    line's segments without a payload, ``warning`` (:func:`config_warning`) right after
+    the score; ``fmt`` ``"tmux"`` colours the drift segment with tmux's ``#[fg=…]`` style
+    (``#`` in the rest doubled, as tmux wants). Without a ``status`` (nothing cached, and
+    a config that cannot be used) only the warning is shown: ``drift – <warning>``."""
+    line = render_line({}, status, warning=warning)
     if fmt != "tmux":
         return line
+    if status is None:
+        return line.replace("#", "##")
     head = f"drift {status.score} {status.state}"
     rest = line[len(head) :].replace("#", "##")
     colour = _TMUX_COLOURS.get(status.state, "default")
     return f"#[fg={colour}]{head}#[default]{rest}"
+
+
+def config_warning(error: Exception) -> str:
+    """``config error: .driftcli``: the short form of a config error for a status line,
+    naming the file a :class:`~driftguard.errors.ConfigError` starts with (``<file>:
+    <key>: <problem>``), or just ``config error``. The whole message goes to stderr, which
+    a tmux status bar, a shell prompt and Claude Code's status line do not show (N1)."""
+    source = str(error).partition(": ")[0].strip()
+    if source and not source.startswith("preset") and ("/" in source or source.startswith(".")):
+        return f"config error: {printable(os.path.basename(source.split(', ')[-1]))}"
+    return "config error"
 
 
 def context_percent(payload: Mapping[str, Any], status: LiveStatus | None) -> float | None:
@@ -262,6 +283,7 @@ def render_line(
     *,
     color: bool = False,
     columns: int | None = None,
+    warning: str | None = None,
 ) -> str:
     """The status line for ``payload`` and the cached ``status`` (module doc).
 
@@ -270,15 +292,18 @@ def render_line(
         status: the cached score of the session, or ``None``.
         color: colour the drift segment by state (ANSI SGR).
         columns: the terminal width; trailing segments are dropped to fit it.
+        warning: a problem to show right after the score (:func:`config_warning`); the
+            score, if any, is then the last one made before it.
     """
     if status is None:
         head = SCORED_AFTER_TURN if _transcript(payload) is not None else NOT_SCORED
-        plain_head = head
+        plain_head = head = f"drift – {warning}" if warning else head
+        warning = None  # it is the head
     else:
         plain_head = f"drift {status.score} {status.state}"
         colour = _COLOURS.get(status.state, "") if color else ""
         head = f"{colour}{plain_head}{_RESET}" if colour else plain_head
-    tail: list[str] = []
+    tail: list[str] = [warning] if warning else []
     room = budget_segment(payload, status) if status is not None else None
     percent = context_percent(payload, status)
     if room is not None:
@@ -299,7 +324,7 @@ def render_line(
                 goal = goal[: GOAL_SHOWN - 1].rstrip() + "…"
             tail.append(f"goal “{goal}”")
     if columns is not None and columns > 0:
-        while tail and len(SEPARATOR.join([plain_head, *tail])) > columns:
+        while tail[bool(warning) :] and len(SEPARATOR.join([plain_head, *tail])) > columns:
             tail.pop()
     return SEPARATOR.join([head, *tail])
 
@@ -354,6 +379,27 @@ def score_on_the_spot(payload: Mapping[str, Any], session_id: str) -> LiveStatus
         record=False,
     )
     return live_status(outcome, session_id, path, size)
+
+
+def _score_again(
+    payload: Mapping[str, Any], session_id: str, cached: LiveStatus | None
+) -> tuple[LiveStatus | None, str | None]:
+    """The score to show when nothing is cached, or the cached score was made with a goal,
+    config or host window that has changed since (module doc): the transcript scored on
+    the spot when that fits in time, else the cached one (the stop hook refreshes it
+    after the turn); with a config that cannot be used, the cached one and a warning
+    (:func:`config_warning`). Never raises."""
+    from driftguard.errors import ConfigError
+
+    try:
+        fresh = score_on_the_spot(payload, session_id)
+    except ConfigError as exc:
+        print(f"driftguard statusline: not scored: {exc}", file=sys.stderr)
+        return cached, config_warning(exc)
+    except Exception as exc:  # noqa: BLE001 - the status line must always print
+        print(f"driftguard statusline: not scored: {exc}", file=sys.stderr)
+        return cached, None
+    return (fresh if fresh is not None else cached), None
 
 
 def _columns(env: Mapping[str, str]) -> int | None:
@@ -423,22 +469,20 @@ def statusline_output(
             else:
                 print("driftguard statusline: stdin is not a JSON object", file=sys.stderr)
     status: LiveStatus | None = None
+    warning: str | None = None
     session_id = payload.get("session_id")
     if isinstance(session_id, str) and session_id:
-        status = livecache.read_status(session_id)
         window = host_window(payload)
         if window is not None:
             try:
                 livecache.write_host_window(session_id, window)
             except OSError as exc:
                 print(f"driftguard statusline: cache not written: {exc}", file=sys.stderr)
-        if status is None:
-            try:
-                status = score_on_the_spot(payload, session_id)
-            except Exception as exc:  # noqa: BLE001 - the status line must always print
-                print(f"driftguard statusline: not scored: {exc}", file=sys.stderr)
+        status = livecache.read_status(session_id)
+        if status is None or not livecache.is_current(status):
+            status, warning = _score_again(payload, session_id, status)
     color = not environ.get("NO_COLOR")
-    line = render_line(payload, status, color=color, columns=_columns(environ))
+    line = render_line(payload, status, color=color, columns=_columns(environ), warning=warning)
     if wrap is None:
         return line
     theirs = _run_wrapped(wrap, raw)

@@ -69,7 +69,7 @@ from driftguard.history import GuardedHistoryStore, HistoryStore
 from driftguard.incremental import SessionCache
 from driftguard.ledger_view import ledger_view
 from driftguard.model import FACTOR_NAMES, CliName, GoalUse, ResolvedBy, Session
-from driftguard.resolve import resolve_session
+from driftguard.resolve import resolve_on_command_line
 from driftguard.scoring import DriftReport
 from driftguard.scoring.loops import short_loop
 from driftguard.scoring.report import (
@@ -132,8 +132,10 @@ class WatchTarget:
     """What to watch: a fixed ``path``, or the current session of ``project``.
 
     ``config_project`` (``--project``) is the folder whose ``.driftcli`` applies; by
-    default the session's own cwd when a ``path`` is given (and it exists), else
-    ``project`` — as for ``driftguard score``.
+    default the session's own cwd when a ``path`` is given (and it exists), else the
+    folder whose session is shown — ``project``, or the folder above it that has one
+    when ``project`` has none and no ``--project`` was given — as for ``driftguard
+    score``.
     """
 
     path: Path | None
@@ -225,6 +227,8 @@ def render_frame(
     details = [tokens, plural(session.compactions, "compaction")]
     if report.resolved_by != "path":
         details.append(f"resolved by {report.resolved_by.replace('_', ' ')}")
+    if report.found_in is not None:
+        details.append(f"session of {report.found_in}, above the working directory")
     lines.append(_clip(" · ".join(details), width))
     last = ledger_view(session, limit=1).last
     if last is not None:
@@ -283,6 +287,7 @@ class Watcher:
     _path: Path | None = None
     _cli: CliName | None = None
     _resolved_by: ResolvedBy = "path"
+    _found_in: Path | None = None
     _last: Session | None = None
     _live_path: Path | None = None
     _frames: int = 0
@@ -296,10 +301,15 @@ class Watcher:
         if self.target.path is not None:
             known = self._cli if self._path == self.target.path else None
             self._path, self._cli = self.target.path, self.target.cli or known
-            self._resolved_by = "path"
+            self._resolved_by, self._found_in = "path", None
         else:
-            found = resolve_session(None, project=self.target.project, only=self.target.cli)
+            found = resolve_on_command_line(
+                self.target.project,
+                only=self.target.cli,
+                walk_up=self.target.config_project is None,
+            )
             self._path, self._cli, self._resolved_by = found.path, found.cli, found.resolved_by
+            self._found_in = found.found_in
         return self._path
 
     def _config_project(self, session: Session) -> Path:
@@ -307,7 +317,7 @@ class Watcher:
             return self.target.config_project
         if self.target.path is not None and session.cwd and Path(session.cwd).is_dir():
             return Path(session.cwd)
-        return self.target.project
+        return self._found_in if self._found_in is not None else self.target.project
 
     def frame(self, *, mode: str = "file events", width: int | None = None) -> list[str]:
         """Read the session (new lines only), score it, and render the dashboard.
@@ -333,6 +343,7 @@ class Watcher:
             resolved_by=self._resolved_by,
             record=False,
             features=indexed.features,
+            found_in=self._found_in,
         )
         if session is not self._last:
             self.live.append(outcome.report.score)

@@ -441,3 +441,20 @@ def test_status_without_a_session_is_one_line_on_stderr_and_exit_2(
     out, err = capsys.readouterr()
     assert out == ""
     assert err.startswith("driftguard: ")
+
+
+def test_a_file_with_no_record_of_the_named_cli_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    passwd = tmp_path / "passwd"
+    passwd.write_text("".join(f"u{n}:x:{n}:{n}::/home/u{n}:/bin/sh\n" for n in range(25)), "utf-8")
+    for command in ("score", "status", "trend", "handoff"):
+        assert main([command, "--cli", "claude_code", str(passwd)]) == 2
+        out, err = capsys.readouterr()
+        assert out == ""
+        assert err == (
+            f"driftguard: error: {passwd}: not a Claude Code session file: none of its 25 "
+            "lines is a Claude Code record\n"
+        )
+    assert main(["score", str(passwd)]) == 2  # without --cli: no CLI's record, as before
+    assert capsys.readouterr().err.count("\n") == 1

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import write_claude_session, write_project_session
+from conftest import corpus_file, write_claude_session, write_project_session
 
 from driftguard.cli import main
 from driftguard.presets import PRESET_NAMES
@@ -265,3 +265,119 @@ def test_trend_on_the_command_line_tells_the_user_what_to_run_and_names_the_sess
         "start a fresh session."
     )
     assert lines[3].startswith(f"Session: claude_code · {transcript} · ")
+
+
+# --- files that share a session id (newcomer's review B6) ---------------------------------
+
+CODEX_ID = "0199cccc-dddd-7eee-8fff-000000000042"
+
+
+def _codex_rollout(path: Path, cwd: Path) -> Path:
+    """A small Codex rollout named after :data:`CODEX_ID`, for the project ``cwd``."""
+    records: list[dict[str, Any]] = [
+        {"type": "session_meta", "payload": {"id": CODEX_ID, "cwd": str(cwd)}},
+    ]
+    for index, reply in enumerate(REPLIES):
+        for role, kind, text in (
+            ("user", "input_text", f"step {index}: go on"),
+            ("assistant", "output_text", reply),
+        ):
+            item = {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+            records.append({"type": "response_item", "payload": item})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def _snapshots(capsys: pytest.CaptureFixture[str], *argv: str) -> int:
+    count: int = json.loads(run(capsys, "trend", "--json", *argv))["snapshots"]
+    return count
+
+
+def test_a_subagent_transcript_has_a_history_and_goal_of_its_own(
+    transcript: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Claude Code ≥ 2.1.2 keeps a subagent's lines in <session>/subagents/agent-*.jsonl,
+    # each line naming the parent's sessionId (corpus tree_v2.1.114_subagents).
+    subagent = write_claude_session(
+        transcript.parent / SESSION_ID / "subagents" / "agent-a36efb2a1231c41e2.jsonl",
+        [f"Subagent: I searched the tests for CSV fixtures, pass {i}." for i in range(4)],
+        session_id=SESSION_ID,
+    )
+    run(capsys, "goal", "--set", "import CSV files")
+    assert report(capsys)["recorded"] is True  # the main session: one snapshot
+    scored = report(capsys, str(subagent))
+    assert scored["goal"] is None  # not the parent's goal
+    assert scored["recorded"] is True  # in its own history
+    assert _snapshots(capsys, str(subagent)) == 1
+    assert _snapshots(capsys) == 1  # the parent's history holds the parent's score only
+    run(capsys, "goal", "--set", "find the fixtures", str(subagent))
+    assert report(capsys)["goal"] == "import CSV files"
+    assert report(capsys, str(subagent))["goal"] == "find the fixtures"
+
+
+def test_the_real_subagent_transcript_names_its_parent_and_is_keyed_apart_from_it() -> None:
+    from driftguard import engine
+    from driftguard.adapters import parse_session
+    from driftguard.history import history_key
+
+    parent_id = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+    subagent = corpus_file(
+        f"claude_code/tree_v2.1.114_subagents/{parent_id}/subagents/agent-a36efb2a1231c41e2.jsonl"
+    )
+    session = parse_session(subagent)
+    assert session.session_id == parent_id  # every line names the parent's session
+    assert engine.history_key(session) != history_key("claude_code", parent_id)
+
+
+def test_the_session_file_of_an_id_keeps_the_history_it_had(
+    transcript: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from driftguard.history import HistoryStore, Snapshot, history_key
+
+    earlier = Snapshot(
+        1.0, 40, "warming", {"repetition": 10.0}, 12, 3000, None, "calibrated", "coding"
+    )
+    HistoryStore().append(history_key("claude_code", SESSION_ID), earlier)
+    run(capsys, "score")
+    assert json.loads(run(capsys, "trend", "--json"))["scores"][0] == 40
+
+
+def test_a_copy_of_a_codex_rollout_in_a_session_folder_has_a_history_and_goal_of_its_own(
+    isolated_home: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = f"rollout-2026-11-30T09-01-11-{CODEX_ID}.jsonl"
+    original = _codex_rollout(isolated_home / ".codex" / "sessions" / "2026/11/30" / name, project)
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    copy = folder / name  # the same name, holding the same thread id
+    shutil.copy(original, copy)
+    (isolated_home / ".driftclirc").write_text(
+        json.dumps({"sessionFolders": [str(folder)]}), encoding="utf-8"
+    )
+    run(capsys, "goal", "--set", "import CSV files", str(original))
+    assert report(capsys, str(original))["recorded"] is True
+    scored = report(capsys, str(copy))
+    assert scored["goal"] is None  # not the original's goal
+    assert scored["recorded"] is True  # sessionFolders: a history of its own
+    assert _snapshots(capsys, str(copy)) == 1
+    assert _snapshots(capsys, str(original)) == 1
+    assert report(capsys, str(original))["goal"] == "import CSV files"
+
+
+def test_status_of_a_copy_leaves_the_status_line_cache_of_the_original_alone(
+    transcript: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from driftguard.livecache import read_status
+
+    run(capsys, "status")
+    cached = read_status(SESSION_ID)
+    assert cached is not None
+    assert cached.transcript_path == str(transcript)
+    copy = tmp_path / "elsewhere" / transcript.name  # named after the same session id
+    copy.parent.mkdir()
+    shutil.copy(transcript, copy)
+    run(capsys, "status", str(copy))
+    after = read_status(SESSION_ID)
+    assert after is not None
+    assert after.transcript_path == str(transcript)  # Claude Code's status line reads this

@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,12 +15,13 @@ import pytest
 from conftest import write_claude_session
 
 from driftguard import livecache, paths
+from driftguard._process import host_of_hook
 from driftguard.cli import main
 from driftguard.handoff_files import handoff_files
 from driftguard.history import HistoryStore, history_key
 from driftguard.hooks import prompt_warning, run_hook, stop
 from driftguard.livecache import LiveStatus
-from driftguard.resolve import pointer_path, read_pointer
+from driftguard.resolve import pointer_path, process_pointer_path, read_pointer
 
 SESSION_ID = "c3a9e0d4-5f61-4b27-8d93-1e2f3a4b5c6d"
 NEXT_SESSION_ID = "d4b0f1e5-6a72-4c38-9ea4-2f3a4b5c6d7e"
@@ -135,7 +138,25 @@ def test_session_start_replaces_the_pointer_atomically_after_clear(
     run_hook("session-start", payload)
     assert read_pointer(project) == (after_clear, "claude_code")
     assert pointer_path(project).stat().st_ino != first_inode  # renamed over, not rewritten
-    assert [p.name for p in paths.pointers_dir().iterdir()] == [pointer_path(project).name]
+    host = host_of_hook()  # the process this test runs under stands in for Claude Code
+    assert host is not None
+    process_pointer = json.loads(process_pointer_path(host.pid).read_text(encoding="utf-8"))
+    assert process_pointer["transcript_path"] == str(after_clear)
+    assert process_pointer["process_start"] == host.start
+    names = {pointer_path(project).name, process_pointer_path(host.pid).name}
+    assert {p.name for p in paths.pointers_dir().iterdir()} == names  # no temporaries left
+
+
+def test_session_start_removes_the_pointers_of_host_processes_that_ended(
+    project: Path, transcript: Path
+) -> None:
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    gone = process_pointer_path(ended.pid)
+    gone.parent.mkdir(parents=True)
+    gone.write_text(json.dumps({"transcript_path": str(transcript), "pid": ended.pid}), "utf-8")
+    run_hook("session-start", session_start_payload(transcript, project))
+    assert not gone.exists()
 
 
 def test_session_start_without_claude_project_dir_uses_the_payloads_cwd(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import time
@@ -139,3 +140,27 @@ def test_prune_removes_only_old_cache_files() -> None:
         fresh.name,
         "notes.txt",
     ]
+
+
+def test_a_status_is_current_until_a_file_it_was_scored_with_is_created_edited_or_removed(
+    tmp_path: Path,
+) -> None:
+    config, goal = tmp_path / ".driftcli", tmp_path / "goal.json"
+    goal.write_text('{"goal": "a"}', "utf-8")
+    files = (str(config), str(goal))
+    status = dataclasses.replace(
+        _status(), input_files=files, inputs=livecache.inputs_digest(files)
+    )
+    livecache.write_status(status)
+    read = livecache.read_status(status.session_id)
+    assert read == status
+    assert livecache.is_current(read)
+    config.write_text("{}", "utf-8")  # created
+    assert not livecache.is_current(status)
+    status = dataclasses.replace(status, inputs=livecache.inputs_digest(files))
+    goal.write_text('{"goal": "b"}', "utf-8")  # edited, same size
+    assert not livecache.is_current(status)
+    status = dataclasses.replace(status, inputs=livecache.inputs_digest(files))
+    goal.unlink()  # removed
+    assert not livecache.is_current(status)
+    assert not livecache.is_current(_status())  # a record that lists none

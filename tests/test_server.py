@@ -173,21 +173,48 @@ async def test_claude_code_session_id_from_the_environment_wins_over_newest(
     assert data["session"]["path"] == str(_session_file(project, isolated_home))
 
 
-async def test_a_hook_pointer_wins_over_the_environment(
+async def test_the_environment_session_id_wins_over_the_pointer_another_terminal_wrote(
     client: Client,
     project: Path,
     isolated_home: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    pointed = write_claude_session(tmp_path / "after-clear.jsonl", ["fresh start", "ok"])
-    write_pointer(project, pointed, "claude_code", "11111111-2222-4333-8444-555555555555")
+    # Two Claude Code sessions in one project (newcomer's review B2): the project's pointer
+    # names whichever started last; this server's own session id comes first.
+    other = write_claude_session(tmp_path / "other-terminal.jsonl", ["fresh start", "ok"])
+    write_pointer(project, other, "claude_code", "11111111-2222-4333-8444-555555555555")
     monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "aaaaaaaa-0000-4000-8000-000000000001")
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
     data = (await client.call_tool("get_drift", {})).structured_content
     assert data is not None
-    assert data["session"]["resolved_by"] == "pointer"
-    assert data["session"]["path"] == str(pointed)
+    assert data["session"]["resolved_by"] == "env_session_id"
+    assert data["session"]["path"] == str(_session_file(project, isolated_home))
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID")  # without an id: the project's pointer
+    data = (await client.call_tool("get_drift", {})).structured_content
+    assert data is not None
+    assert (data["session"]["resolved_by"], data["session"]["path"]) == ("pointer", str(other))
+
+
+async def test_a_codex_hosts_get_drift_is_about_its_own_session_not_claude_codes_pointer(
+    project: Path, isolated_home: Path
+) -> None:
+    # newcomer's review B1: one Claude Code SessionStart hook in the project, then Codex
+    claude = _session_file(project, isolated_home)
+    write_pointer(project, claude, "claude_code", "aaaaaaaa-0000-4000-8000-000000000001")
+    thread = "019ad000-0000-7000-8000-00000000000a"
+    rollout = isolated_home / ".codex" / "sessions" / "2026" / "11" / "30"
+    rollout /= f"rollout-2026-11-30T09-15-00-{thread}.jsonl"
+    rollout.parent.mkdir(parents=True)
+    meta = {"id": thread, "cwd": str(project), "originator": "codex_cli_rs"}
+    rollout.write_text(json.dumps({"type": "session_meta", "payload": meta}) + "\n", "utf-8")
+    os.utime(rollout, (1_000_000_000, 1_000_000_000))  # older than the Claude session, even
+    info = Implementation(name="codex-mcp-client", version="0.171.0")
+    async with Client(create_server(), mode="legacy", client_info=info) as codex:
+        data = (await codex.call_tool("get_drift", {})).structured_content
+    assert data is not None
+    assert (data["session"]["cli"], data["session"]["path"]) == ("codex_cli", str(rollout))
+    assert data["session"]["resolved_by"] == "newest_in_project"
 
 
 async def test_no_session_is_a_tool_error_that_says_where_it_looked(
@@ -622,7 +649,7 @@ async def test_the_window_claude_code_reported_overrides_the_inferred_one(
     from driftguard.livecache import write_host_window
 
     session = write_claude_session(
-        _named_file(isolated_home),
+        _named_file(isolated_home, "cccccccc-0000-4000-8000-0.jsonl"),  # Claude Code's name
         ["one reply", "two replies"],
         session_id="cccccccc-0000-4000-8000-0",
     )

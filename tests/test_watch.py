@@ -121,6 +121,22 @@ def test_without_a_path_the_watcher_follows_the_projects_pointer(tmp_path: Path)
     assert any("resolved by pointer" in line for line in watcher.frame(width=80))
 
 
+def test_a_watcher_in_a_subfolder_shows_the_projects_session_and_says_where_it_is(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "site"
+    inner = project / "templates"
+    inner.mkdir(parents=True)
+    session = write_claude_session(tmp_path / "s.jsonl", REPLIES, cwd=str(project))
+    write_pointer(project, session, "claude_code", None)
+    watcher = Watcher(WatchTarget(path=None, project=inner), io.StringIO())
+    assert watcher.locate() == session
+    frame = watcher.frame(width=200)
+    assert any(f"session of {project}, above the working directory" in line for line in frame)
+    named = Watcher(WatchTarget(path=None, project=inner, config_project=inner), io.StringIO())
+    assert named._first_frame() is None  # --project: that folder only, no walking up
+
+
 def test_watching_a_missing_file_is_bad_input_said_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -52,6 +52,18 @@ class ClaudeCode(FileAdapter):
     def session_in_project(self, project: ProjectPaths, session_id: str) -> Path | None:
         return _find.session_in_project(project, session_id)
 
+    def is_session_file_of(self, path: Path, session_id: str) -> bool:
+        """``<project folder>/<session id>.jsonl`` under a ``projects`` folder: not a
+        subagent's transcript (``agent-*.jsonl``, or in ``<session>/subagents/``, whose
+        lines name the parent's ``sessionId``; formats.md §A.1, corpus
+        ``tree_v2.1.114_subagents``), not a copy elsewhere."""
+        return (
+            path.stem == session_id
+            and path.suffix == ".jsonl"
+            and path.parent.name != "subagents"
+            and self.holds(path)
+        )
+
     def session_id_from_path(self, path: Path) -> str | None:
         """A session file is named ``<session id>.jsonl`` (a subagent's ``agent-<id>``)."""
         return path.stem

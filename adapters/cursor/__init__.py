@@ -367,6 +367,12 @@ class Cursor(Adapter):
     def id_places(self) -> list[Path]:
         return [global_db_path(user_dir())]
 
+    def is_session_file_of(self, path: Path, session_id: str) -> bool:
+        """The locator of the chat ``session_id`` (its composer id) in Cursor's own global
+        database; not a chat of a copied database."""
+        split = split_locator(str(path))
+        return split is not None and split[1] == session_id and self.holds(path)
+
     def owns_locator(self, path: Path) -> bool:
         """``<…/globalStorage/state.vscdb>#<id>``, not itself a file (stats only)."""
         split = split_locator(str(path))

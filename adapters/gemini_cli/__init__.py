@@ -73,6 +73,19 @@ class GeminiCli(FileAdapter):
             return "sure"
         return None
 
+    def is_session_file_of(self, path: Path, session_id: str) -> bool:
+        """A chats file under ``tmp/<project>/chats/`` named after the id:
+        ``session-<time>-<first 8 of the id>.json[l]`` (a ``--resume`` stub and a legacy
+        ``.json``'s ``.jsonl`` twin included: the same session), or a subagent's
+        ``chats/<parent>/<id>.jsonl``; not a copy elsewhere."""
+        name = path.name
+        if name.startswith("session-") and name.endswith((".jsonl", ".json")):
+            named = name.removesuffix(".jsonl").removesuffix(".json").rsplit("-", 1)[-1]
+            own = len(named) == 8 and session_id.startswith(named)
+        else:
+            own = path.suffix == ".jsonl" and path.stem == session_id
+        return own and self.holds(path)
+
     def path_hint(self, path: Path) -> bool:
         return "/chats/" in path.as_posix() or path.name.startswith("session-")
 

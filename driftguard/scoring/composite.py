@@ -103,6 +103,9 @@ class DriftReport:
         window_source: where ``context_window`` came from.
         budget: the room left before the host compacts, in tokens and turns
             (:mod:`driftguard.budget`).
+        found_in: on the command line, the folder above the working directory whose
+            session this is, when the working directory has none of its own
+            (:func:`driftguard.resolve.resolve_on_command_line`); else ``None``.
     """
 
     score: int
@@ -123,6 +126,7 @@ class DriftReport:
     preset: str | None = None
     window_source: WindowSource = "file"
     budget: Budget | None = None
+    found_in: str | None = None
 
     @property
     def usable_window(self) -> int:

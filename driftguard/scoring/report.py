@@ -75,10 +75,11 @@ def to_json_dict(report: DriftReport) -> dict[str, Any]:
     """The design §5.5 JSON object (field names are a contract other tools read), with
     what issue #8 adds: ``scoring``, ``preset``, ``loop`` and, in ``session``,
     ``usable_window``, ``tokens_until_compaction``, ``usable_window_rule``,
-    ``usable_window_overrides`` and ``context_window_source``; and what issue #13 adds:
-    ``compactions``, the compaction ledger (:mod:`driftguard.ledger_view` gives its
-    shape; ``session.compactions`` stays the count). ``recommendation`` comes first;
-    factors have one decimal, weights :data:`WEIGHT_DECIMALS` (issue #11)."""
+    ``usable_window_overrides`` and ``context_window_source``; ``found_in`` (the folder
+    above the working directory whose session it is, else null: newcomer's review N3); and
+    what issue #13 adds: ``compactions``, the compaction ledger (:mod:`driftguard.ledger_view`
+    gives its shape; ``session.compactions`` stays the count). ``recommendation`` comes
+    first; factors have one decimal, weights :data:`WEIGHT_DECIMALS` (issue #11)."""
     session = report.session
     usable = report.usable
     return {
@@ -104,6 +105,7 @@ def to_json_dict(report: DriftReport) -> dict[str, Any]:
             "compactions": session.compactions,
             "skipped_lines": session.skipped_lines,
             "resolved_by": report.resolved_by,
+            "found_in": report.found_in,
             "context_window_source": report.window_source,
             "usable_window": report.usable_window,
             "tokens_until_compaction": report.tokens_until_compaction,
@@ -265,6 +267,8 @@ def render_session_line(report: DriftReport, recording: Recording | None = None)
         parts.append(plural(session.skipped_lines, "line") + " skipped")
     if report.resolved_by != "path":
         parts.append(f"resolved by {report.resolved_by.replace('_', ' ')}")
+    if report.found_in is not None:
+        parts[-1] += f" of {report.found_in} (a folder above the working directory)"
     if recording is not None and not recording.recorded and recording.reason:
         parts.append(f"not recorded: {recording.reason}")
     return "Session: " + " · ".join(parts)

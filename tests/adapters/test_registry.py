@@ -10,7 +10,7 @@ from typing import Any, get_args
 import pytest
 
 from driftguard.adapters import ADAPTERS, BY_NAME, Adapter, detect_cli, get_adapter, parse_session
-from driftguard.errors import UnknownNameError
+from driftguard.errors import SessionFormatError, UnknownNameError
 from driftguard.model import CliName, ToolCall
 
 
@@ -113,3 +113,119 @@ def test_a_codex_shell_call_that_applies_a_patch_is_an_edit_of_the_patched_file(
 @pytest.mark.parametrize("adapter", ADAPTERS, ids=lambda a: a.name)
 def test_every_adapter_tells_an_unknown_tool_as_other(adapter: Adapter) -> None:
     assert adapter.tool_kind("mcp__someone__something") == "other"
+
+
+# --- a file with not one record of the named CLI (newcomer's review N5) ----------------
+
+PASSWD = "".join(f"user{n}:x:{1000 + n}:{1000 + n}::/home/user{n}:/bin/sh\n" for n in range(25))
+"""A file shaped like ``/etc/passwd``: 25 lines, none of them JSON."""
+
+
+@pytest.mark.parametrize("cli", ["claude_code", "gemini_cli", "codex_cli"])
+def test_a_file_with_no_record_of_the_named_cli_is_not_its_session_file(
+    tmp_path: Path, cli: CliName
+) -> None:
+    path = tmp_path / "passwd"
+    path.write_text(PASSWD, encoding="utf-8")
+    label = get_adapter(cli).label
+    with pytest.raises(SessionFormatError) as caught:
+        parse_session(path, cli)
+    assert str(caught.value) == (
+        f"{path}: not a {label} session file: none of its 25 lines is a {label} record"
+    )
+
+
+def test_json_lines_of_another_shape_are_no_records_of_the_named_cli(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path / "notes.jsonl", [{"hello": "world"}, {"n": 2}])
+    with pytest.raises(SessionFormatError, match="none of its 2 lines is a Codex CLI record"):
+        parse_session(path, "codex_cli")
+
+
+def test_a_file_of_one_foreign_line_says_so_in_the_singular(tmp_path: Path) -> None:
+    path = tmp_path / "one.txt"
+    path.write_text("root:x:0:0:root:/root:/bin/bash\n\n", encoding="utf-8")
+    with pytest.raises(SessionFormatError, match=r"its one line is not a Claude Code record$"):
+        parse_session(path, "claude_code")
+
+
+@pytest.mark.parametrize(
+    ("cli", "name", "records"),
+    [
+        ("claude_code", "s.jsonl", [{"type": "summary", "leafUuid": "u9", "summary": "x"}]),
+        ("gemini_cli", "session-x.jsonl", [{"sessionId": "s1", "projectHash": "p"}]),
+        ("codex_cli", "rollout-x.jsonl", [{"type": "session_meta", "payload": {"id": "t"}}]),
+    ],
+)
+def test_a_header_only_session_file_of_the_named_cli_is_a_session_with_nothing_to_score(
+    tmp_path: Path, cli: CliName, name: str, records: list[dict[str, Any]]
+) -> None:
+    path = _jsonl(tmp_path / name, records)
+    session = parse_session(path, cli)
+    assert session.cli == cli
+    assert session.messages == ()
+
+
+def test_a_record_of_the_named_cli_after_foreign_lines_still_makes_it_its_session(
+    tmp_path: Path,
+) -> None:
+    foreign = [{"n": n} for n in range(30)]  # more than detection reads
+    prompt = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}}
+    path = _jsonl(tmp_path / "s.jsonl", [*foreign, prompt])
+    assert parse_session(path, "claude_code").skipped_lines == 30
+
+
+# --- the session file of an id (newcomer's review B6) ----------------------------------
+
+SID = "0b6c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3"
+
+
+def test_claude_codes_session_file_of_an_id_is_its_own_file_in_a_project_folder(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    adapter = get_adapter("claude_code")
+    folder = isolated_home / ".claude" / "projects" / "-home-dev-app"
+    assert adapter.is_session_file_of(folder / f"{SID}.jsonl", SID)
+    assert not adapter.is_session_file_of(folder / SID / "subagents" / "agent-a1.jsonl", SID)
+    assert not adapter.is_session_file_of(folder / "agent-a1.jsonl", SID)
+    assert not adapter.is_session_file_of(tmp_path / f"{SID}.jsonl", SID)  # a copy elsewhere
+
+
+def test_a_codex_rollout_is_the_file_of_the_thread_id_its_name_ends_with(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    adapter = get_adapter("codex_cli")
+    name = f"rollout-2026-11-30T09-01-11-{SID}.jsonl"
+    sessions = isolated_home / ".codex" / "sessions" / "2026" / "11" / "30"
+    assert adapter.is_session_file_of(sessions / name, SID)
+    assert adapter.is_session_file_of(isolated_home / ".codex" / "archived_sessions" / name, SID)
+    assert adapter.is_session_file_of(sessions / (name + ".zst"), SID)
+    fork = sessions / "rollout-2026-11-30T10-00-00-0199aaaa-0000-7000-8000-000000000001.jsonl"
+    assert not adapter.is_session_file_of(fork, SID)  # replays its parent's session_meta
+    assert not adapter.is_session_file_of(tmp_path / name, SID)  # a copy elsewhere
+
+
+def test_gemini_clis_chats_files_named_after_an_id_are_its_files(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    adapter = get_adapter("gemini_cli")
+    chats = isolated_home / ".gemini" / "tmp" / "app" / "chats"
+    assert adapter.is_session_file_of(chats / f"session-2026-11-30T09-07-{SID[:8]}.jsonl", SID)
+    assert adapter.is_session_file_of(chats / f"session-2026-11-30T09-07-{SID[:8]}.json", SID)
+    assert adapter.is_session_file_of(chats / "0b6c1d2e" / f"{SID}.jsonl", SID)  # a subagent
+    assert not adapter.is_session_file_of(chats / "session-2026-11-30T09-07-ffffffff.jsonl", SID)
+    copy = tmp_path / f"session-2026-11-30T09-07-{SID[:8]}.jsonl"
+    assert not adapter.is_session_file_of(copy, SID)
+
+
+def test_a_cursor_chat_of_its_own_database_is_the_session_of_its_composer_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = tmp_path / "User"
+    monkeypatch.setenv("DRIFTGUARD_CURSOR_USER_DIR", str(user))
+    adapter = get_adapter("cursor")
+    assert adapter.is_session_file_of(Path(f"{user}/globalStorage/state.vscdb#chat-1"), "chat-1")
+    assert not adapter.is_session_file_of(
+        Path(f"{user}/globalStorage/state.vscdb#chat-2"), "chat-1"
+    )
+    copy = Path(f"{tmp_path}/copy/globalStorage/state.vscdb#chat-1")
+    assert not adapter.is_session_file_of(copy, "chat-1")

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import write_claude_session
 from e2e_hosts import (
     claude_project_folder,
     driftguard_command,
@@ -20,7 +22,7 @@ from e2e_hosts import (
 from fake_model import FakeModel, call_tool, say
 
 from driftguard import livecache
-from driftguard.resolve import pointer_path
+from driftguard.resolve import pointer_path, read_pointer
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 pytest_plugins = ["e2e_fixtures"]
@@ -30,6 +32,7 @@ RealCli = Callable[[str], Path]
 FIRST_REQUEST = "Make the importer reject rows without a SKU."
 HANDOFF_HEADER = "driftguard: the previous session in this project"
 WARNING_START = "driftguard: this session's drift score is"
+OTHER_ID = "bbbbbbbb-0000-4000-8000-000000000002"
 
 
 def _bodies(fake_model: FakeModel, skip: int) -> list[str]:
@@ -136,3 +139,71 @@ def test_claude_code_runs_the_hooks_and_the_next_session_starts_with_the_handoff
     assert third["session_id"] not in (session_id, second["session_id"])
     assert not any(HANDOFF_HEADER in body for body in _bodies(fake_model, sent_before))
     assert os.path.exists(host_project / ".driftguard" / "handoff.md")  # kept, not re-sent
+
+
+def test_claude_codes_get_drift_is_about_the_session_its_own_process_started(
+    real_cli: RealCli,
+    fake_model: FakeModel,
+    isolated_home: Path,
+    host_project: Path,
+    tmp_path: Path,
+) -> None:
+    # newcomer's review B2: the SessionStart hook (run by claude through /bin/sh -c)
+    # points its claude process at the transcript, and the MCP server (claude's child)
+    # reads that pointer, whatever session another terminal started in the project since.
+    claude = real_cli("claude")
+    env = host_env(isolated_home, fake_model.url)
+    (isolated_home / ".claude").mkdir()
+    setup = run_cli([driftguard_command(), "setup", "--hooks"], cwd=isolated_home, env=env)
+    assert setup.returncode == 0, setup.describe()
+    fake_model.set_plan(
+        [say("The importer reads the CSV header first."), call_tool("get_drift", {}), say("ok")]
+    )
+    first = _claude(claude, host_project, env, FIRST_REQUEST)
+    session_id = first["session_id"]
+    folder = isolated_home / ".claude" / "projects" / claude_project_folder(host_project)
+    transcript = folder / f"{session_id}.jsonl"
+    # Another terminal's session starts in the project as this one resumes: a second
+    # SessionStart hook points the project at it, after driftguard's own hook ran.
+    other = write_claude_session(
+        folder / f"{OTHER_ID}.jsonl", ["other", "terminal"], cwd=str(host_project)
+    )
+    meanwhile = tmp_path / "other_terminal.py"
+    meanwhile.write_text(
+        "import time\nfrom pathlib import Path\nfrom driftguard.resolve import write_pointer\n"
+        "time.sleep(1)\n"
+        f"write_pointer(Path({str(host_project)!r}), Path({str(other)!r}), 'claude_code', None)\n",
+        "utf-8",
+    )
+    settings_file = isolated_home / ".claude" / "settings.json"
+    settings = json.loads(settings_file.read_text("utf-8"))
+    command = {"type": "command", "command": f"{sys.executable} {meanwhile}", "timeout": 10}
+    settings["hooks"]["SessionStart"].append({"hooks": [command]})
+    settings_file.write_text(json.dumps(settings), "utf-8")
+
+    resumed = _claude(
+        claude,
+        host_project,
+        env,
+        "Check the drift of this session.",
+        "--resume",
+        session_id,
+        "--allowedTools",
+        "mcp__driftguard__get_drift",
+    )
+    assert resumed["session_id"] == session_id
+    assert read_pointer(host_project) == (other, "claude_code")  # the other terminal's
+    state = Path(os.environ["DRIFTGUARD_HOME"])
+    pointers = [
+        json.loads(path.read_text("utf-8")) for path in (state / "pointers").glob("process-*")
+    ]
+    # one: the first run's claude process has ended, and its pointer went with it
+    assert [(p["process_name"], p["transcript_path"]) for p in pointers] == [
+        ("claude", str(transcript))
+    ]
+    records = [json.loads(line) for line in transcript.read_text("utf-8").splitlines()]
+    report = next(
+        record["mcpMeta"]["structuredContent"] for record in records if "mcpMeta" in record
+    )
+    assert report["session"]["path"] == str(transcript)
+    assert report["session"]["resolved_by"] == "process_pointer"

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import write_claude_session
 from e2e_hosts import (
     claude_project_folder,
     driftguard_command,
@@ -27,6 +28,8 @@ from e2e_hosts import (
     run_cli,
 )
 from fake_model import FakeModel, call_tool, parse_request, say
+
+from driftguard.resolve import write_pointer
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 pytest_plugins = ["e2e_fixtures"]
@@ -373,11 +376,34 @@ def test_gemini_cli_session_calls_get_drift_about_its_own_session_file(
     assert '"weights"' not in text
 
 
+@pytest.mark.parametrize(
+    "after_claude_code",
+    [False, True],
+    ids=["a project only Codex used", "a project where a Claude Code hook pointed"],
+)
 def test_codex_session_calls_get_drift_about_its_own_rollout_file(
-    real_cli: RealCli, fake_model: FakeModel, isolated_home: Path, host_project: Path
+    real_cli: RealCli,
+    fake_model: FakeModel,
+    isolated_home: Path,
+    host_project: Path,
+    after_claude_code: bool,
 ) -> None:
     codex = real_cli("codex")
     register_codex(isolated_home, driftguard_command(), fake_model.url)
+    if after_claude_code:
+        # newcomer's review B1: a Claude Code session of the project whose SessionStart
+        # hook pointed the project at it, its transcript newer than anything Codex writes
+        # here; Codex's get_drift must still be about Codex's own session.
+        claude_id = "aaaaaaaa-0000-4000-8000-000000000001"
+        folder = isolated_home / ".claude" / "projects" / claude_project_folder(host_project)
+        transcript = write_claude_session(
+            folder / f"{claude_id}.jsonl",
+            ["a reply", "another"],
+            cwd=str(host_project),
+            session_id=claude_id,
+        )
+        os.utime(transcript, (4_000_000_000, 4_000_000_000))
+        write_pointer(host_project, transcript, "claude_code", claude_id)
     fake_model.set_plan(
         [
             say("The build uses setuptools.", input_tokens=FIRST_TURN_TOKENS),
