@@ -56,6 +56,8 @@ def usable_window(
     settings: Mapping[str, HostSetting] | None = None,
     window_from_file: bool = True,
     compactions: Sequence[CompactionRecord] = (),
+    context_tokens: int = 0,
+    named: bool = False,
 ) -> UsableWindow:
     """The usable window of a session whose model has ``window`` tokens.
 
@@ -69,6 +71,10 @@ def usable_window(
             model's window.
         compactions: the session's compaction ledger; an automatic compaction recorded
             well below the rule's point replaces it (:func:`observed_window`).
+        context_tokens: the session's context size now, in tokens; a point the context
+            has since grown well past no longer applies.
+        named: the user named the window (``--context-window``, ``contextWindow``): the
+            rule then stands, and its text says what the transcript showed.
 
     Returns:
         The :class:`UsableWindow`; at least 1 token.
@@ -79,19 +85,44 @@ def usable_window(
     if window <= 0:
         return UsableWindow(1, "no context window known")
     rule = get_adapter(cli).usable_window(window, settings or {}, window_from_file=window_from_file)
-    return observed_window(rule, compactions)
+    return observed_window(rule, compactions, context_tokens=context_tokens, named=named)
 
 
-def observed_window(rule: UsableWindow, compactions: Sequence[CompactionRecord]) -> UsableWindow:
+def observed_window(
+    rule: UsableWindow,
+    compactions: Sequence[CompactionRecord],
+    *,
+    context_tokens: int = 0,
+    named: bool = False,
+) -> UsableWindow:
     """``rule``, or the point where the latest automatic compaction of ``compactions`` with
     a recorded context size happened when that lies more than :data:`OBSERVED_MARGIN` below
-    ``rule.tokens`` (module docstring)."""
+    ``rule.tokens`` (module docstring).
+
+    The rule stands, its text naming the point, when the user ``named`` the window (a
+    window named now is the host's setting now; the compaction may predate it), or when
+    ``context_tokens`` lies more than :data:`OBSERVED_MARGIN` above the point: the host
+    compacts on the first request past its threshold, so a context that grew well past the
+    point without a compaction shows the threshold has moved since."""
     seen = next(
         (c.tokens_before for c in reversed(compactions) if c.trigger == "auto" and c.tokens_before),
         None,
     )
     if seen is None or seen >= rule.tokens * (1 - OBSERVED_MARGIN):
         return rule
+    why = (
+        "not used, as the window was named"
+        if named
+        else "not used, as the context has grown well past it since"
+        if context_tokens > seen * (1 + OBSERVED_MARGIN)
+        else None
+    )
+    if why is not None:
+        return UsableWindow(
+            rule.tokens,
+            f"{rule.rule}; the host auto-compacted at {seen:,} tokens in this transcript, {why}",
+            rule.overrides,
+        )
     return UsableWindow(
         seen,
         f"the host auto-compacted at {seen:,} tokens in this transcript, well below where "

@@ -368,15 +368,18 @@ def _score(
     overrides the session's own (:func:`_window`), and the usable window the host's rule
     and ``settings`` derive from it. An automatic compaction the transcript shows well below
     the rule's point (:func:`driftguard.compaction.observed_window`) replaces it unless the
-    user named the window (``--context-window`` or ``contextWindow``): a window the user
-    names is taken as the host's setting now, where an earlier compaction may be stale."""
+    user named the window (``--context-window`` or ``contextWindow``: taken as the host's
+    setting now, where an earlier compaction may be stale) or the context has grown well
+    past it since."""
     nominal, source = window
     usable = usable_window(
         session.cli,
         nominal or session.context_window,
         settings=settings,
         window_from_file=nominal is None,
-        compactions=() if source in ("flag", "config") else session.compaction_ledger,
+        compactions=session.compaction_ledger,
+        context_tokens=session.context_tokens,
+        named=source in ("flag", "config"),
     )
     return score_session(
         session,

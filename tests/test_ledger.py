@@ -475,3 +475,18 @@ def test_a_window_the_user_names_keeps_the_hosts_rule_over_an_observed_compactio
     data = json.loads(capsys.readouterr().out)["session"]
     assert data["usable_window"] == 967_000
     assert data["usable_window_overrides"] == []
+    assert data["usable_window_rule"].endswith(
+        "; the host auto-compacted at 167,016 tokens in this transcript, not used, as the "
+        "window was named"
+    )
+
+
+def test_a_context_grown_well_past_the_observed_compaction_falls_back_to_the_rule() -> None:
+    rule = usable_window("claude_code", 1_000_000)
+    ledger = (CompactionRecord(trigger="auto", tokens_before=167_016),)
+    # The host compacts on the first request past its threshold: just past it, it compacts next.
+    assert observed_window(rule, ledger, context_tokens=180_000).tokens == 167_016
+    grown = observed_window(rule, ledger, context_tokens=320_005)
+    assert grown.tokens == 967_000
+    assert grown.overrides == rule.overrides
+    assert grown.rule.endswith("not used, as the context has grown well past it since")

@@ -319,6 +319,7 @@ def score_session(
             window,
             window_from_file=window == session.context_window,
             compactions=session.compaction_ledger,
+            context_tokens=session.context_tokens,
         )
     if features is None:
         features = Features.of(session.messages)
