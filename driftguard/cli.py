@@ -851,7 +851,7 @@ def _handoff(args: argparse.Namespace) -> int:
             )
         print(f"Saved the handoff draft to {saved.handoff} (checkpoint: {saved.checkpoint}).")
         print(
-            pickup(handoff.cli, str(target)),
+            pickup(handoff.cli, str(target), hooked=handoff.hooked),
             "Complete the draft first, or give the model these instructions:",
         )
         print()

@@ -30,7 +30,7 @@ from driftguard.adapters import get_adapter
 from driftguard.compaction import HostSetting, read_compaction_settings, usable_window
 from driftguard.config import Config, global_config_path, load_config, project_config_path
 from driftguard.errors import ConfigError, from_os_error
-from driftguard.handoff import Handoff, build_handoff
+from driftguard.handoff import HANDED_OVER_BY_HOOK, Handoff, build_handoff
 from driftguard.handoff_files import SavedHandoff, handoff_files, handoff_target, save_handoff
 from driftguard.history import (
     HistoryStore,
@@ -530,7 +530,10 @@ def handoff(
     """The handoff prompt of the session, with its current (unrecorded) report.
 
     ``saved_to`` names the file the draft is being saved to (``handoff --write``,
-    the ``save_handoff`` tool); the prompt then asks to complete that file in place.
+    the ``save_handoff`` tool); the prompt then asks to complete that file in place, and
+    says how the next session gets it: for a Claude Code session, by itself only when
+    driftguard's ``SessionStart`` hook is installed
+    (:func:`driftguard.setup_scripts.claude_hooks.session_start_installed`).
     ``features`` and ``found_in``: as :func:`drift`.
     """
     outcome = drift(
@@ -542,7 +545,13 @@ def handoff(
         features=features,
         found_in=found_in,
     )
-    return build_handoff(session, outcome.report, saved_to=saved_to), outcome.report
+    hooked = True
+    if saved_to is not None and session.cli in HANDED_OVER_BY_HOOK:
+        from driftguard.setup_scripts.claude_hooks import session_start_installed
+
+        hooked = session_start_installed()
+    made = build_handoff(session, outcome.report, saved_to=saved_to, hooked=hooked)
+    return made, outcome.report
 
 
 @dataclass(frozen=True, slots=True)

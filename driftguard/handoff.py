@@ -147,6 +147,7 @@ class Handoff:
         compaction_dropped: what the last compaction dropped, one phrase each (``the
             constraint “…”``, ``the edited file src/db.py``, ``the error “…”``; the
             compaction ledger, :mod:`driftguard.ledger_view`); empty without one.
+        hooked: as :func:`build_handoff`'s argument (what :func:`pickup` is told).
     """
 
     prompt: str
@@ -168,6 +169,7 @@ class Handoff:
     draft: str = ""
     saved_to: str | None = None
     compaction_dropped: tuple[str, ...] = ()
+    hooked: bool = True
 
 
 @dataclass(slots=True)
@@ -186,7 +188,9 @@ class _Gate:
         return printable(result.text)
 
 
-def build_handoff(session: Session, report: DriftReport, *, saved_to: str | None = None) -> Handoff:
+def build_handoff(
+    session: Session, report: DriftReport, *, saved_to: str | None = None, hooked: bool = True
+) -> Handoff:
     """The handoff of ``session``, scored as ``report``.
 
     Args:
@@ -195,6 +199,8 @@ def build_handoff(session: Session, report: DriftReport, *, saved_to: str | None
         saved_to: the file the draft is being saved to for the next session (issue #5
             item 4); the prompt then asks the model to complete that file in place
             instead of writing ``handoff.md`` in the project root.
+        hooked: driftguard's ``SessionStart`` hook is installed in Claude Code, so its next
+            session is given a saved draft by itself (:func:`pickup`).
 
     Returns:
         The :class:`Handoff`; every excerpt in it and in its prompt has passed the
@@ -229,6 +235,7 @@ def build_handoff(session: Session, report: DriftReport, *, saved_to: str | None
         withheld=tuple(gated.withheld),
         redacted=len(gated.redactions),
         saved_to=_gated_line(gated, saved_to) if saved_to else None,
+        hooked=hooked,
     )
     return Handoff(
         prompt=_prompt(facts),
@@ -250,6 +257,7 @@ def build_handoff(session: Session, report: DriftReport, *, saved_to: str | None
         draft="\n".join(_draft(facts)) + "\n",
         saved_to=facts.saved_to,
         compaction_dropped=ledger.last.phrases() if ledger.last is not None else (),
+        hooked=hooked,
     )
 
 
@@ -345,6 +353,7 @@ class _Facts:
     withheld: tuple[str, ...]
     redacted: int
     saved_to: str | None = None
+    hooked: bool = True
 
 
 def _code(text: str) -> str:
@@ -445,14 +454,20 @@ READ_HANDOFF = "Read .driftguard/handoff.md and continue from it."
 """What to begin a session with in a host that is not given the handoff by itself."""
 
 
-def pickup(cli: CliName, where: str = "this project") -> str:
+def pickup(cli: CliName, where: str = "this project", *, hooked: bool = True) -> str:
     """One sentence on how the next session gets a handoff saved in ``where`` from a
-    ``cli`` session: by itself in Claude Code (:data:`HANDED_OVER_BY_HOOK`), else by being
-    asked."""
-    if cli in HANDED_OVER_BY_HOOK:
+    ``cli`` session: by itself in Claude Code (:data:`HANDED_OVER_BY_HOOK`) when ``hooked``
+    (driftguard's ``SessionStart`` hook is installed), else by being asked."""
+    if cli in HANDED_OVER_BY_HOOK and hooked:
         return (
             f"The next Claude Code session started in {where} begins with it "
             "(driftguard's SessionStart hook, from `driftguard setup --hooks`)."
+        )
+    if cli in HANDED_OVER_BY_HOOK:
+        return (
+            "driftguard's SessionStart hook, which hands it to the next Claude Code session, "
+            "is not installed (`driftguard setup --hooks` installs it): begin the next "
+            f"session in {where} with “{READ_HANDOFF}”"
         )
     return (
         f"{host_name(cli)} does not start a session with it by itself: begin the next "
@@ -466,7 +481,7 @@ def _prompt(facts: _Facts) -> str:
     if facts.saved_to:
         task = (
             f"driftguard saved the draft below as {_code(facts.saved_to)}. "
-            f"{pickup(facts.cli)} Complete it in place (edit that "
+            f"{pickup(facts.cli, hooked=facts.hooked)} Complete it in place (edit that "
             "file, do not create another handoff.md) so that a fresh session can take over "
             "this work without this session's history."
         )

@@ -99,6 +99,7 @@ __all__ = [
     "is_our_status_line",
     "left_behind",
     "run",
+    "session_start_installed",
     "settings_file",
     "status_line",
     "wrap_command",
@@ -536,6 +537,39 @@ def run(request: SetupRequest) -> HostResult:
     return replace(_run(request), label=LABEL)
 
 
+def _read_settings() -> dict[str, Any] | None:
+    """Claude Code's user settings as read (through a symlink), or ``None`` when the file is
+    absent or cannot be read or parsed."""
+    path = settings_file()
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    try:
+        value = _parse(target.read_text(encoding="utf-8")).value
+    except (OSError, UnicodeDecodeError, HookSettingsError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _our_hook_events(value: Mapping[str, Any]) -> list[str]:
+    """The events of :data:`HOOK_EVENTS` whose list in ``value`` holds driftguard's group."""
+    hooks = value.get(HOOKS)
+    if not isinstance(hooks, dict):
+        return []
+    return [
+        spec.event
+        for spec in HOOK_EVENTS
+        if isinstance(groups := hooks.get(spec.event), list)
+        and any(is_our_group(g, spec) for g in groups)
+    ]
+
+
+def session_start_installed() -> bool:
+    """Whether Claude Code's user settings run driftguard's ``SessionStart`` hook, which
+    hands a saved handoff to the next session; ``False`` when the file is absent or cannot
+    be read (then no hook of ours runs either)."""
+    value = _read_settings()
+    return value is not None and "SessionStart" in _our_hook_events(value)
+
+
 def left_behind() -> HostResult | None:
     """A ``still installed`` result when Claude Code's settings still run driftguard —
     its hooks or status line, or a status line wrapping the user's — for a plain
@@ -544,18 +578,10 @@ def left_behind() -> HostResult | None:
     if not installed():
         return None
     path = settings_file()
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
-    try:
-        value = _parse(target.read_text(encoding="utf-8")).value
-    except (OSError, UnicodeDecodeError, HookSettingsError):
+    value = _read_settings()
+    if value is None:
         return None
-    hooks = value.get(HOOKS)
-    ours: list[str] = []
-    if isinstance(hooks, dict):
-        for spec in HOOK_EVENTS:
-            groups = hooks.get(spec.event)
-            if isinstance(groups, list) and any(is_our_group(g, spec) for g in groups):
-                ours.append(spec.event)
+    ours = _our_hook_events(value)
     if is_our_status_line(value.get(STATUS_LINE)):
         ours.append(STATUS_LINE)
     shown = display_path(path)

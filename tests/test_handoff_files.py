@@ -263,8 +263,32 @@ def test_cli_handoff_write_says_where_it_saved_and_asks_to_complete_it_in_place(
     assert f"driftguard saved the draft below as `{saved}`" in out
     assert "Complete it in place" in out
     assert out.splitlines()[1].startswith(
+        "driftguard's SessionStart hook, which hands it to the next Claude Code session, is "
+        "not installed (`driftguard setup --hooks` installs it): begin the next session in "
+        f"{project} with “Read .driftguard/handoff.md and continue from it.”"
+    )
+
+
+def test_cli_handoff_write_says_the_next_claude_session_begins_with_it_once_the_hook_is_installed(
+    session_file: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from driftguard.setup_scripts.claude_hooks import HOOK_EVENTS, hook_group, settings_file
+
+    settings = settings_file()
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    hooks = {spec.event: [hook_group("/opt/venv/bin/driftguard", spec)] for spec in HOOK_EVENTS}
+    settings.write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
+    project = tmp_path / "api"
+    monkeypatch.chdir(project)
+    assert main(["handoff", "--write", str(session_file)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[1].startswith(
         f"The next Claude Code session started in {project} begins with it"
     )
+    assert "Read .driftguard/handoff.md" not in out
 
 
 def test_cli_handoff_write_json_names_the_files(
