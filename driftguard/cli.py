@@ -225,7 +225,8 @@ def build_parser() -> argparse.ArgumentParser:
         "-o",
         "--output",
         metavar="FILE",
-        help="where to write the page (with --all: a folder); - prints it to stdout",
+        help="where to write the page: a file in an existing folder, or a folder (with "
+        "--all: a folder, made if its parent exists); - prints it to stdout",
     )
     report.add_argument("--open", action="store_true", help="open the page in the default browser")
     report.add_argument(
@@ -667,7 +668,9 @@ def _report(args: argparse.Namespace) -> int:
         if args.output == "-":
             sys.stdout.write(page)
             return EXIT_OK
-        target = Path(args.output) if args.output else _report_file(summary.timeline.path)
+        target = _report_file(summary.timeline.path)
+        if args.output:
+            target = _output_path(Path(args.output), folder=False, name=target.name)
         _write_page(target, page)
         turns = len(summary.timeline.points)
         print(
@@ -682,7 +685,8 @@ def _report(args: argparse.Namespace) -> int:
     _check_project(args)
     project, sessions, warnings = _project_sessions(args)
     _warn(warnings)
-    folder = Path(args.output) if args.output else _report_folder(project)
+    folder = _output_path(Path(args.output), folder=True) if args.output else None
+    folder = folder or _report_folder(project)
     rows: list[IndexRow] = []
     for one in sessions:
         try:
@@ -756,6 +760,28 @@ def _report_file(session_path: str) -> Path:
 def _report_folder(project: Path) -> Path:
     """Where ``driftguard report --all`` writes a project's pages without ``-o``."""
     return _report_file(str(project.resolve())).with_suffix("")
+
+
+def _output_path(output: Path, *, folder: bool, name: str = "") -> Path:
+    """``report``'s ``-o``, checked before any page is written: a page goes into an
+    existing folder (as ``name`` when ``output`` is that folder); ``--all``'s folder may be
+    new, inside an existing one. A typo never creates a tree of folders.
+
+    Raises:
+        DriftguardError: the folder it would go in does not exist, or ``--all`` was given a
+            file.
+    """
+    if folder:
+        if output.exists() and not output.is_dir():
+            raise DriftguardError(f"-o {output}: with --all, -o names a folder; this is a file")
+        parent = output.parent
+    elif output.is_dir():
+        return output / name
+    else:
+        parent = output.parent
+    if not parent.is_dir():
+        raise DriftguardError(f"-o {output}: the folder {parent} does not exist")
+    return output
 
 
 def _write_page(target: Path, page: str) -> None:

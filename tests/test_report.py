@@ -153,9 +153,23 @@ def test_report_to_stdout_and_to_a_file_of_your_choice(
     assert main(["report", str(CLAUDE_ALPHA), "-o", "-"]) == 0
     page = capsys.readouterr().out
     assert page.startswith("<!DOCTYPE html>")
-    target = tmp_path / "mine" / "page.html"
+    target = tmp_path / "page.html"
     assert main(["report", str(CLAUDE_ALPHA), "-o", str(target)]) == 0
     assert _page_data(target.read_text(encoding="utf-8")) == _page_data(page)
+
+
+def test_report_o_of_a_folder_writes_the_page_in_it_and_never_creates_missing_folders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", str(CLAUDE_ALPHA), "-o", str(tmp_path)]) == 0
+    written = capsys.readouterr().out.split(":")[0].removeprefix("Wrote ")
+    assert Path(written).parent == tmp_path
+    assert Path(written).is_file()
+    typo = tmp_path / "no" / "such" / "page.html"
+    assert main(["report", str(CLAUDE_ALPHA), "-o", str(typo)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"driftguard: error: -o {typo}: the folder {typo.parent} does not exist"
+    assert not (tmp_path / "no").exists()
 
 
 def test_report_open_starts_the_browser_on_the_page(
@@ -223,3 +237,14 @@ def test_report_all_refuses_a_path_and_stdout(capsys: pytest.CaptureFixture[str]
     assert "either PATH or --all" in capsys.readouterr().err
     assert main(["report", "--all", "-o", "-"]) == 2
     assert "-o DIR" in capsys.readouterr().err
+
+
+def test_report_all_refuses_a_file_as_its_folder(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _project_with_sessions(isolated_home, tmp_path / "app")
+    page = tmp_path / "page.html"
+    page.write_text("mine", encoding="utf-8")
+    assert main(["report", "--all", "--project", str(tmp_path / "app"), "-o", str(page)]) == 2
+    assert "with --all, -o names a folder; this is a file" in capsys.readouterr().err
+    assert page.read_text(encoding="utf-8") == "mine"
