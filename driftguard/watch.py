@@ -73,6 +73,7 @@ from driftguard.resolve import resolve_on_command_line
 from driftguard.scoring import DriftReport
 from driftguard.scoring.loops import short_loop
 from driftguard.scoring.report import (
+    SET_GOAL_HINT,
     bar,
     display_round,
     handoff_line,
@@ -219,7 +220,7 @@ def render_frame(
     lines += [_clip(line, width) for line in wrapped] or [""]
     if report.handoff_suggested:
         lines.append(_clip(handoff_line("cli"), width))
-    lines.append(_clip(render_goal_line(goal, "cli"), width))
+    lines.append(_clip(render_goal_line(goal, "cli", how=SET_GOAL_HINT), width))
     lines.append("")
     tokens = f"{session.context_tokens:,} of {report.context_window:,} tokens"
     if session.tokens_estimated:

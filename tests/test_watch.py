@@ -79,7 +79,8 @@ def test_the_watcher_shows_the_remembered_goal_and_counts_in_the_singular(
     one = "\n".join(render_frame(report, compute_trend([], 60), [], width=100, now=0))
     assert " · 2 messages" in one
     assert " · 0 compactions" in one
-    assert "Goal: none, so goal distance is left out" in one
+    assert "Goal: none, so goal distance is left out; `driftguard goal --set" in one
+    assert "--keep-goal" not in one  # watch has no --goal to keep
 
 
 def test_a_narrow_frame_clips_every_line(tmp_path: Path) -> None:

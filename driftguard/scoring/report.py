@@ -26,6 +26,7 @@ from driftguard.terminal import printable
 
 __all__ = [
     "BAR_CELLS",
+    "SET_GOAL_HINT",
     "WEIGHT_DECIMALS",
     "Audience",
     "bar",
@@ -204,12 +205,19 @@ def render_compaction_lines(report: DriftReport) -> list[str]:
     return ledger_view(report.session).lines()
 
 
-def render_goal_line(goal: GoalUse | None, audience: Audience, *, keepable: bool = True) -> str:
+SET_GOAL_HINT = '`driftguard goal --set "…"` adds it'
+"""How to give a goal where the command has no ``--goal`` (``watch``)."""
+
+
+def render_goal_line(
+    goal: GoalUse | None, audience: Audience, *, keepable: bool = True, how: str | None = None
+) -> str:
     """One line naming the goal the score used and where it came from (issue #11), or
     saying there was none and how to give one, for ``audience``. ``keepable``: the file
-    can have a remembered goal (it is in a session folder)."""
+    can have a remembered goal (it is in a session folder); ``how``: how to give one, when
+    not the command's ``--goal`` (e.g. :data:`SET_GOAL_HINT`)."""
     if goal is None:
-        how = (
+        how = how or (
             '--goal "…" adds it (--keep-goal keeps it)'
             if audience == "cli"
             else 'pass goal="<the user\'s request>" once to add it'
