@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from driftguard.model import FACTOR_NAMES
+from driftguard.scoring.format import when_utc
 
 __all__ = [
     "CompactionMark",
@@ -35,7 +36,7 @@ __all__ = [
 
 _WIDTH = 960
 _HEIGHT = 300
-_PAD_LEFT = 44
+_PAD_LEFT = 64
 _PAD_RIGHT = 16
 _PAD_TOP = 14
 _PAD_BOTTOM = 30
@@ -184,6 +185,7 @@ body { background:var(--bg); color:var(--fg); font:15px/1.5 system-ui, sans-seri
 h1 { font-size:1.3em; margin:0 0 4px; word-break:break-all; } h2 { font-size:1.1em; }
 .muted { color:var(--muted); } .big { font-size:1.6em; font-weight:600; }
 svg { width:100%; height:auto; display:block; } svg text { fill:var(--muted); font-size:11px; }
+@media (max-width:600px) { svg text { font-size:20px; } }
 .legend label { margin-right:12px; white-space:nowrap; cursor:pointer; }
 .swatch { display:inline-block; width:12px; height:3px; vertical-align:middle; margin-right:4px; }
 pre { white-space:pre-wrap; word-break:break-word; background:#8881; padding:12px; }
@@ -368,9 +370,8 @@ def _legend(timeline: Timeline) -> str:
 
 
 def _when(ts: float | None) -> str:
-    if ts is None:
-        return "–"
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+    """``ts`` as every time on the page is shown (``2026-11-30 10:02 UTC``), or ``–``."""
+    return "–" if ts is None else when_utc(ts)
 
 
 def render_session_page(timeline: Timeline) -> str:
