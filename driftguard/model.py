@@ -176,11 +176,12 @@ class CompactionRecord:
     3): the compaction ledger's entry, built by the adapter while the messages before the
     compaction are at hand (:class:`driftguard.ledger.LedgerBuilder`).
 
-    "Dropped" means present in the messages the model remembered before the compaction
-    but named neither in the compaction summary, nor in what the host carried over
-    verbatim, nor in a later prompt, reply or tool call up to the next compaction
-    (:mod:`driftguard.ledger` gives the matching rule). Texts are as the transcript holds
-    them (not secret-gated: :mod:`driftguard.ledger_view` gates what is shown).
+    "Dropped" means present in the messages the model remembered before the compaction,
+    or kept by the compaction before it, but named neither in the compaction summary, nor
+    in what the host carried over verbatim, nor in a later prompt or tool call up to the
+    next compaction (:mod:`driftguard.ledger` gives the matching rule). Texts are as the
+    transcript holds them (not secret-gated: :mod:`driftguard.ledger_view` gates what is
+    shown).
 
     Attributes:
         timestamp: when it happened, seconds since the epoch (UTC), or ``None``.
