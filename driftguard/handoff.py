@@ -432,7 +432,7 @@ def _draft(facts: _Facts) -> list[str]:
 def _ledger_lines(ledger: LedgerView) -> list[str]:
     """What the last compaction dropped and the rules earlier ones dropped, as draft
     lines (issue #13 item 3): the model that writes the handoff says which still hold."""
-    sentences = (ledger.sentence(code=_code), ledger.earlier_sentence())
+    sentences = (ledger.sentence(code=_code), ledger.earlier_sentence(code=_code))
     return [f"- {sentence}" for sentence in sentences if sentence]
 
 

@@ -209,19 +209,53 @@ class LedgerView:
         """The latest compaction, or ``None`` without one."""
         return self.entries[-1] if self.entries else None
 
-    def earlier_constraints(self) -> tuple[str, ...]:
-        """The rules the compactions before the latest dropped (listed ones), each once,
-        oldest first: what no later summary brought back."""
-        return tuple(dict.fromkeys(c for e in self.entries[:-1] for c in e.constraints))
+    def earlier(self) -> EntryView | None:
+        """What the listed compactions before the latest dropped, merged into one entry
+        (each item once, oldest first; ``number`` the first of them), or ``None`` when the
+        latest is the only one listed: what no later summary or prompt brought back."""
+        entries = self.entries[:-1]
+        if not entries:
+            return None
 
-    def earlier_sentence(self) -> str:
-        """``Earlier compactions dropped: the constraint “…”.`` (``""`` when they dropped
-        no rule): the rules lost before the latest compaction stay lost."""
-        earlier = self.earlier_constraints()
-        if not earlier:
+        def merged(items: Callable[[EntryView], tuple[str, ...]]) -> tuple[str, ...]:
+            return tuple(dict.fromkeys(x for e in entries for x in items(e)))
+
+        return EntryView(
+            number=entries[0].number,
+            timestamp=None,
+            trigger=None,
+            tokens_before=None,
+            files=merged(lambda e: e.files),
+            constraints=merged(lambda e: e.constraints),
+            errors=merged(lambda e: e.errors),
+            withheld=sum(e.withheld for e in entries),
+            unknown=None,
+        )
+
+    def earlier_sentence(self, *, code: Callable[[str], str] | None = None) -> str:
+        """What the compactions before the latest dropped, in one sentence: the rules, the
+        edited files (:data:`FILES_NAMED`, then how many more) and the errors, ``code``
+        formatting paths and errors as in :meth:`EntryView.phrases`:
+
+        - ``Earlier compactions dropped: the constraint “…”; the edited file src/db.py.``
+          when every earlier compaction is listed;
+        - ``Earlier compactions 36–39 dropped: …; what compactions 1–35 dropped is not
+          listed.`` when only the latest :data:`LEDGER_SHOWN` are (the report lists
+          every one);
+        - ``""`` when every earlier one is listed and none dropped anything, or the
+          latest is the only compaction.
+        """
+        earlier = self.earlier()
+        if earlier is None:
             return ""
-        noun = "the constraint" if len(earlier) == 1 else "the constraints"
-        return f"Earlier compactions dropped: {noun} " + "; ".join(f"“{c}”" for c in earlier) + "."
+        first, last = earlier.number, self.entries[-2].number
+        hidden = first - 1
+        dropped = earlier.dropped_text(code=code)
+        if not hidden:
+            return f"Earlier compactions {dropped}." if earlier.phrases() else ""
+        span = f"compaction {first}" if first == last else f"compactions {first}–{last}"
+        unlisted = "compaction 1" if hidden == 1 else f"compactions 1–{hidden}"
+        return f"Earlier {span} {dropped}; what {unlisted} dropped is not listed."
 
     def sentence(self, *, code: Callable[[str], str] | None = None) -> str:
         """``The last compaction dropped: the constraint “…”.``, or ``What the last
@@ -235,8 +269,8 @@ class LedgerView:
 
     def lines(self) -> list[str]:
         """The text report's lines: ``Last compaction (2 of 2, <when and how>) dropped:
-        …``, then ``Earlier compactions dropped: the constraint “…”.`` when they did;
-        none without a compaction."""
+        …``, then :meth:`earlier_sentence` when it says anything; none without a
+        compaction."""
         last = self.last
         if last is None:
             return []

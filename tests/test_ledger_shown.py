@@ -140,6 +140,32 @@ def test_only_the_latest_compactions_are_listed_and_their_numbers_say_which() ->
     assert len(view.to_json()["ledger"]) == LEDGER_SHOWN
 
 
+def test_the_earlier_line_names_files_and_errors_and_says_which_compactions_it_leaves_out() -> None:
+    records = tuple(
+        CompactionRecord(
+            timestamp=float(n),
+            dropped_constraints=(f"Never do thing {n}.",),
+            dropped_files=(f"{CWD}/src/f{n}.py",),
+            dropped_errors=(f"error: thing {n} failed",),
+        )
+        for n in range(1, 41)
+    )
+    session = dataclasses.replace(_bare_session(), compactions=40, compaction_ledger=records)
+    earlier = ledger_view(session).lines()[1]
+    assert earlier.startswith(
+        "Earlier compactions 36–39 dropped: the constraint “Never do thing 36.”"
+    )
+    assert "the edited file src/f39.py" in earlier
+    assert "1 more edited file" in earlier  # four files: the last three named
+    assert "the error “error: thing 39 failed”" in earlier
+    assert earlier.endswith("; what compactions 1–35 dropped is not listed.")
+    few = dataclasses.replace(session, compactions=2, compaction_ledger=records[:2])
+    assert ledger_view(few).lines()[1] == (
+        "Earlier compactions dropped: the constraint “Never do thing 1.”; "
+        "the edited file src/f1.py; the error “error: thing 1 failed”."
+    )
+
+
 def _bare_session() -> Any:
     from driftguard.model import Session
 
@@ -182,7 +208,10 @@ def test_score_text_says_what_the_last_compaction_dropped(
     assert line.startswith("Last compaction (2 of 2, 2026-11-30 10:")
     assert "automatic at 151,000 tokens" in line
     assert f"dropped: the constraint “{DROPPED_RULE_2}”; the edited file src/log.py." in line
-    assert f"Earlier compactions dropped: the constraint “{DROPPED_RULE_1}”." in out
+    assert (
+        f"Earlier compactions dropped: the constraint “{DROPPED_RULE_1}”; "
+        f"the edited file src/db.py; the error “{ERROR_LINE}”." in out
+    )
 
 
 def test_score_json_adds_the_ledger_and_keeps_every_field_it_had(
@@ -310,7 +339,10 @@ def test_the_handoff_says_what_the_last_compaction_dropped(tmp_path: Path) -> No
     draft = handoff.draft
     last = f"the constraint “{DROPPED_RULE_2}”; the edited file `src/log.py`"
     assert f"- The last compaction dropped: {last}." in draft
-    assert f"- Earlier compactions dropped: the constraint “{DROPPED_RULE_1}”." in draft
+    assert (
+        f"- Earlier compactions dropped: the constraint “{DROPPED_RULE_1}”; "
+        f"the edited file `src/db.py`; the error `{ERROR_LINE}`." in draft
+    )
     assert handoff.compaction_dropped == (
         f"the constraint “{DROPPED_RULE_2}”",
         "the edited file src/log.py",
