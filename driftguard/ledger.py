@@ -440,6 +440,7 @@ class _Open:
             dropped_constraints=tuple(self.constraints.values()),
             dropped_errors=tuple(self.errors.values()),
             dropped_unknown=self.unknown,
+            kept_files=tuple(self.survivors().files),
         )
 
     def changed(self) -> None:

@@ -194,6 +194,9 @@ class CompactionRecord:
             "never …", "don't …", "must …") from typed prompts, at most 5, oldest first.
         dropped_errors: one line per failed tool result not fixed before it, at most 3,
             oldest first.
+        kept_files: the edited files among its candidates that it did not drop (named
+            by its summary or what the host carried over, or named or targeted since),
+            oldest first; with ``dropped_files`` at most 10.
         dropped_unknown: why what it dropped cannot be told (the file no longer holds the
             messages before it, e.g. a Gemini CLI ``.json`` rewritten whole), else ``None``.
     """
@@ -205,6 +208,7 @@ class CompactionRecord:
     dropped_constraints: tuple[str, ...] = ()
     dropped_errors: tuple[str, ...] = ()
     dropped_unknown: str | None = None
+    kept_files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

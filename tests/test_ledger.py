@@ -207,6 +207,8 @@ def test_what_one_summary_kept_and_the_next_left_out_is_dropped_by_the_next() ->
     )
     first, second = ledger.records()
     assert _dropped(first) == ((), (), ())
+    assert first.kept_files == (f"{CWD}/src/cli.py",)
+    assert second.kept_files == ()
     assert _dropped(second) == (
         (f"{CWD}/src/cli.py",),
         ("Never touch migrations/.",),

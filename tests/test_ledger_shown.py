@@ -32,6 +32,7 @@ from driftguard.adapters import parse_session
 from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.cli import main
 from driftguard.handoff import build_handoff
+from driftguard.handoff_draft import placeholders_left
 from driftguard.history import HistoryStore
 from driftguard.ledger_view import LEDGER_SHOWN, ledger_view
 from driftguard.model import CompactionRecord
@@ -348,6 +349,61 @@ def test_the_handoff_says_what_the_last_compaction_dropped(tmp_path: Path) -> No
         "the edited file src/log.py",
     )
     assert draft in handoff.prompt
+
+
+def _section(draft: str, heading: str) -> list[str]:
+    lines = draft.splitlines()
+    start = lines.index(heading) + 1
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return [line for line in lines[start:end] if line]
+
+
+def test_the_handoff_lists_the_files_a_compaction_dropped_with_the_compaction(
+    tmp_path: Path,
+) -> None:
+    session = parse_session(_write(tmp_path, story(2)))
+    # nothing was edited after the second compaction; the ledger holds the rest
+    assert not any(c.kind == "edit" for m in session.messages for c in m.tool_calls)
+    handoff = build_handoff(session, score_session(session, weights=CODING))
+    files = _section(handoff.draft, "## Files modified")
+    # the second summary names src/cli.py and README.md; src/db.py and src/log.py were
+    # left out by the first and the second
+    assert files == [
+        "- `src/cli.py` (edited before compaction 2, which kept it) — <what changed>",
+        "- `README.md` (edited before compaction 2, which kept it) — <what changed>",
+        "- `src/db.py` (edited before compaction 1, which dropped it) — <what changed>",
+        "- `src/log.py` (edited before compaction 2, which dropped it) — <what changed>",
+    ]
+    assert handoff.files_modified == ("src/cli.py", "README.md", "src/db.py", "src/log.py")
+    assert "none found in the transcript" not in handoff.draft
+
+
+def test_the_handoff_of_a_compacted_session_says_no_file_was_edited_since_the_compaction(
+    tmp_path: Path,
+) -> None:
+    events = [e for e in story(1) if e.kind != "edit"]
+    session = parse_session(_write(tmp_path, events))
+    handoff = build_handoff(session, score_session(session, weights=CODING))
+    (line,) = _section(handoff.draft, "## Files modified")
+    assert "none edited since the last compaction" in line
+    assert "none found in the transcript" not in line
+    assert placeholders_left(handoff.draft) > 0  # still a placeholder to replace
+
+
+def test_the_handoff_quotes_the_summary_without_claude_codes_preamble(tmp_path: Path) -> None:
+    preamble = (
+        "This session is being continued from a previous conversation that ran out of "
+        "context. The conversation is summarized below:\n"
+    )
+    events = [
+        dataclasses.replace(e, text=preamble + e.text) if e.kind == "compact" else e
+        for e in story(1)
+    ]
+    session = parse_session(_write(tmp_path, events))
+    handoff = build_handoff(session, score_session(session, weights=CODING))
+    assert handoff.compaction_summary is not None
+    assert handoff.compaction_summary.startswith("we are adding --dry-run")
+    assert "being continued" not in handoff.draft
 
 
 def test_the_handoff_gates_what_the_compaction_dropped(tmp_path: Path) -> None:
