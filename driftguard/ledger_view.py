@@ -169,6 +169,27 @@ class EntryView:
         colon = ":" if self.unknown is not None else ""
         return f"{head}{colon} {self.dropped_text()}"
 
+    def fitted(self, width: int) -> str:
+        """:meth:`headline` (without ``where``) in at most ``width`` characters: as many of
+        :meth:`phrases` as fit whole, then ``; +N more`` for the ``N`` left out
+        (``Last compaction dropped: the constraint “…”; +2 more``); the first phrase is cut
+        with "…" when even it does not fit (it may then end inside a redaction marker:
+        the gate replaced the secret before). A headline without phrases is cut only."""
+        phrases = self.phrases()
+        head = "Last compaction dropped: "
+        if self.unknown is not None or not phrases:
+            line = self.headline()
+            return line if len(line) <= width else line[: max(0, width - 1)] + "…"
+        for shown in range(len(phrases), 0, -1):
+            rest = len(phrases) - shown
+            line = head + "; ".join(phrases[:shown]) + (f"; +{rest} more" if rest else "")
+            if len(line) <= width:
+                return line
+        suffix = f"; +{len(phrases) - 1} more" if len(phrases) > 1 else ""
+        room = max(1, width - len(head) - len(suffix))
+        first = phrases[0] if len(phrases[0]) <= room else phrases[0][: room - 1] + "…"
+        return (head + first + suffix)[:width]
+
     def to_json(self) -> dict[str, Any]:
         """The entry's object in :class:`LedgerView`'s ``ledger`` list (module docstring)."""
         return {

@@ -292,10 +292,31 @@ def test_watch_shows_what_the_last_compaction_dropped_within_the_width(tmp_path:
     report = score_session(parse_session(_write(tmp_path, _secret_story())), weights=CODING)
     lines = render_frame(report, compute_trend([], 60), [], width=72, now=0)
     text = "\n".join(lines)
-    assert "Last compaction dropped: the constraint “Never send the key [REDACTED" in text
+    (line,) = [line for line in lines if line.startswith("Last compaction dropped: ")]
+    assert line.startswith("Last compaction dropped: the constraint “Never send the key")
+    assert line.endswith("; +2 more")  # the edited file and the error do not fit
     assert all(len(line) <= 72 for line in lines)
     assert "\x1b" not in text
     assert SECRET not in text
+
+
+@pytest.mark.parametrize(
+    ("width", "ending"),
+    [
+        (80, "the constraint “Never touch migrations/.”; +2 more"),
+        (110, "the edited file src/db.py; +1 more"),
+        (200, "the error “E AssertionError: dry run wrote 2 rows”"),
+        (60, "Last compaction dropped: the constraint “Never tou…; +2 more"),
+    ],
+)
+def test_watch_says_how_many_dropped_items_its_line_leaves_out(
+    tmp_path: Path, width: int, ending: str
+) -> None:
+    report = score_session(parse_session(_write(tmp_path, story(1))), weights=CODING)
+    lines = render_frame(report, compute_trend([], 60), [], width=width, now=0)
+    (line,) = [line for line in lines if line.startswith("Last compaction dropped: ")]
+    assert line.endswith(ending)
+    assert len(line) <= width
 
 
 def test_the_report_marks_each_compaction_with_what_it_dropped(tmp_path: Path) -> None:
