@@ -4,7 +4,8 @@ It shows the six factors with bars, the score and its state, the recommendation,
 sparklines — the scores recorded in the session's history (by ``get_drift`` and the stop
 hook) and the scores this dashboard computed since it started — and, once the session was
 compacted, what the last compaction dropped (:mod:`driftguard.ledger_view`: gated,
-printable, the items that fit the width, then ``+N more`` for the rest). It redraws when the session file changes:
+printable, the items that fit the width, then ``+N more`` for the rest). It redraws when
+the session file changes:
 
 - **file events**: a :mod:`watchdog` observer on the session file's folder (inotify,
   FSEvents, kqueue or ReadDirectoryChangesW); for a session kept in a database (a Cursor
