@@ -10,13 +10,20 @@ follows the last compaction, design §5.1):
 - **goal** — the first user message of the remembered conversation that is not the
   compaction summary. Without a compaction that is the session's first request; after
   one the first request is gone (only the summary remains), so the prompt says the
-  session was compacted and quotes a gated excerpt of the summary (≤ 600 characters).
+  session was compacted and quotes a gated excerpt of the summary (≤ 600 characters)
+  without Claude Code's own preamble (:data:`SUMMARY_PREAMBLE`).
 - **files modified** — ``ToolCall.target_path`` of the calls whose ``kind`` is
   ``"edit"`` (the adapter that parsed the session tells each tool's kind by its name:
   Claude Code ``Write``, ``Edit`` …, Gemini CLI ``write_file``, ``replace`` …, Codex
   ``apply_patch`` — also when run through a shell tool, the target then being the
   patch's first ``*** … File:`` line —, Cursor ``edit_file`` …), deduplicated in
-  first-seen order, shown relative to the session's cwd.
+  first-seen order, shown relative to the session's cwd; then, from the compaction ledger
+  (the remembered transcript no longer holds those calls), the files edited before the
+  last compaction that it kept (``CompactionRecord.kept_files``), and those a compaction
+  dropped, oldest compaction first, each marked in the draft with its compaction. The
+  ledger holds at most 10 files per compaction; the prompt asks the model to complete
+  the list from its memory, and without any file the placeholder says none was edited
+  since the last compaction (not that none was edited).
 - **commands** — ``ToolCall.command`` of the calls whose ``kind`` is ``"shell"`` (an
   ``apply_patch`` run through a shell is an edit: file contents, not a command): the last
   10 distinct ones, in the order they were last run, whitespace collapsed, ≤ 160
@@ -60,7 +67,7 @@ from dataclasses import dataclass, field
 
 from driftguard.handoff_draft import PLACEHOLDERS
 from driftguard.ledger import error_line, latest_errors, one_line, relative
-from driftguard.ledger_view import LedgerView, clip, ledger_view
+from driftguard.ledger_view import LEDGER_SHOWN, LedgerView, clip, ledger_view
 from driftguard.model import CliName, ParsedMessage, Session, State, ToolCall
 from driftguard.scoring.composite import DriftReport
 from driftguard.scoring.report import display_round
@@ -77,6 +84,7 @@ __all__ = [
     "READ_HANDOFF",
     "SECTIONS",
     "SUMMARY_CHARS",
+    "SUMMARY_PREAMBLE",
     "Handoff",
     "build_handoff",
     "pickup",
@@ -107,6 +115,19 @@ GATE_CHARS = 20_000
 """Characters of one message passed to the gate. Only the first few hundred are ever
 shown, so a secret cut at this point lies far outside what is shown (and a private key
 block cut in half is dropped as incomplete)."""
+SUMMARY_PREAMBLE = re.compile(
+    r"\s*This session is being continued from a previous conversation that ran out of "
+    r"context\.\s+(?:The conversation is summarized below:"
+    r"|The summary below covers the earlier portion of the conversation\.)"
+    r"\s*(?:Summary:\s*)?"
+)
+"""The words Claude Code opens its compaction summary with, which say nothing of the work:
+2.1.197 writes "This session is being continued from a previous conversation that ran out
+of context. The summary below covers the earlier portion of the conversation." then a blank
+line and "Summary:" (the ``isCompactSummary`` lines 64 and 170 of the shared corpus's
+``generated/claude/claude-long-26turns-compact.jsonl``); earlier versions wrote "… ran out
+of context. The conversation is summarized below:" (public transcripts of Claude Code 1.x
+and 2.0). The handoff's excerpt starts after it."""
 _SHELL_WRAPPER = re.compile(r"^(?:/(?:usr/)?bin/)?(?:ba|z|da)?sh -l?c (?=\S)")
 """Codex runs every command as ``bash -lc <script>``: the wrapper is dropped for display."""
 
@@ -122,8 +143,11 @@ class Handoff:
             five :data:`SECTIONS`, starting from the pre-filled draft it contains.
         goal: the first request of the remembered conversation (≤ 500 characters,
             whitespace collapsed), or ``None`` when there is none or it was withheld.
-        files_modified: files created or edited, first-seen order, relative to the
-            session's cwd where they lie under it.
+        files_modified: files created or edited, relative to the session's cwd where
+            they lie under it: those of the remembered transcript (since the last
+            compaction) in first-seen order, then, from the compaction ledger, those
+            edited before the last compaction that it kept, then those a compaction
+            dropped, oldest compaction first.
         commands: the last distinct shell commands, oldest first (≤ 10, ≤ 160 each).
         last_errors: one-line summaries of the latest failed tool results, oldest first
             (≤ 3, ≤ 160 each).
@@ -211,19 +235,29 @@ def build_handoff(
     goal_message = _first_request(session.messages)
     goal = _excerpt(gated, goal_message.content, GOAL_CHARS) if goal_message else None
     summary_message = next((m for m in session.messages if m.is_summary), None)
-    summary = _excerpt(gated, summary_message.content, SUMMARY_CHARS) if summary_message else None
+    summary = (
+        _excerpt(gated, _without_preamble(summary_message.content), SUMMARY_CHARS)
+        if summary_message
+        else None
+    )
     # a response with tool calls only is a ``tool`` message holding its calls (model.py)
     calls = [call for m in session.messages for call in m.tool_calls]
     cwd = _gated_line(gated, session.cwd) if session.cwd else None
-    files = _files_modified(gated, calls, session.cwd)
+    edited = _files_modified(gated, calls, session.cwd)
     commands = _commands(gated, calls)
     errors = _last_errors(gated, session.messages, session.cwd)
-    ledger = ledger_view(session, gated=gated)
+    whole = ledger_view(session, gated=gated, limit=None)  # each excerpt gated once
+    ledger = LedgerView(whole.count, whole.entries[-LEDGER_SHOWN:])
+    kept = _files_kept(gated, session, edited)
+    dropped = _files_dropped(whole, (*edited, *kept))
+    files = (*edited, *kept, *dropped)
     path = _gated_line(gated, session.path) or "(withheld)"
     facts = _Facts(
         goal=goal,
         summary=summary,
-        files=files,
+        files=edited,
+        kept_files=kept,
+        dropped_files=dropped,
         commands=commands,
         errors=errors,
         cwd=cwd,
@@ -278,6 +312,40 @@ def _excerpt(gated: _Gate, text: str, limit: int) -> str | None:
     if passed is None:
         return None
     return clip(one_line(passed), limit) or None
+
+
+def _without_preamble(summary: str) -> str:
+    """``summary`` without Claude Code's :data:`SUMMARY_PREAMBLE` at its start."""
+    found = SUMMARY_PREAMBLE.match(summary)
+    return summary[found.end() :] if found and found.end() < len(summary) else summary
+
+
+def _files_kept(gated: _Gate, session: Session, edited: tuple[str, ...]) -> dict[str, int]:
+    """The files edited before the last compaction that it kept (its summary or what the
+    host carried over named them, or a later prompt or call did:
+    :attr:`~driftguard.model.CompactionRecord.kept_files`), as shown (gated, relative to
+    the cwd) → the compaction's number, less those in ``edited``."""
+    if not session.compaction_ledger:
+        return {}
+    number = max(session.compactions, len(session.compaction_ledger))
+    kept: dict[str, int] = {}
+    for path in session.compaction_ledger[-1].kept_files:
+        shown = _gated_line(gated, relative(path, session.cwd))
+        if shown and shown not in edited:
+            kept.setdefault(shown, number)
+    return kept
+
+
+def _files_dropped(ledger: LedgerView, edited: tuple[str, ...]) -> dict[str, int]:
+    """The files the compactions of ``ledger`` (every one) dropped, as shown (gated,
+    relative to the cwd) → the number of the first compaction that dropped each, oldest
+    first, less those in ``edited`` (edited again since the last compaction)."""
+    dropped: dict[str, int] = {}
+    for entry in ledger.entries:
+        for path in entry.files:
+            if path not in edited:
+                dropped.setdefault(path, entry.number)
+    return dropped
 
 
 def _gated_line(gated: _Gate, text: str) -> str | None:
@@ -342,6 +410,11 @@ class _Facts:
     goal: str | None
     summary: str | None
     files: tuple[str, ...]
+    """Edited since the last compaction."""
+    kept_files: Mapping[str, int]
+    """Edited before the last compaction, which kept them → its number (:func:`_files_kept`)."""
+    dropped_files: Mapping[str, int]
+    """Edited before a compaction that dropped them → its number (:func:`_files_dropped`)."""
     commands: tuple[str, ...]
     errors: tuple[str, ...]
     cwd: str | None
@@ -411,12 +484,24 @@ def _draft(facts: _Facts) -> list[str]:
     lines.append(f"- {PLACEHOLDERS[3]}")
 
     lines += ["", SECTIONS[2]]
-    shown = facts.files[:FILE_LIMIT]
-    lines += [f"- {_code(path)} — {PLACEHOLDERS[4]}" for path in shown]
-    if len(facts.files) > FILE_LIMIT:
-        lines.append(f"- … and {len(facts.files) - FILE_LIMIT} more")
-    if not shown:
-        lines.append(f"- {PLACEHOLDERS[5]}")
+    listed = [
+        *(f"- {_code(path)} — {PLACEHOLDERS[4]}" for path in facts.files),
+        *(
+            f"- {_code(path)} (edited before compaction {number}, which kept it) — "
+            f"{PLACEHOLDERS[4]}"
+            for path, number in facts.kept_files.items()
+        ),
+        *(
+            f"- {_code(path)} (edited before compaction {number}, which dropped it) — "
+            f"{PLACEHOLDERS[4]}"
+            for path, number in facts.dropped_files.items()
+        ),
+    ]
+    lines += listed[:FILE_LIMIT]
+    if len(listed) > FILE_LIMIT:
+        lines.append(f"- … and {len(listed) - FILE_LIMIT} more")
+    if not listed:
+        lines.append(f"- {PLACEHOLDERS[9] if compacted else PLACEHOLDERS[5]}")
 
     lines += ["", SECTIONS[3]]
     lines.append(f"- {PLACEHOLDERS[6]}")
@@ -441,7 +526,7 @@ def _draft(facts: _Facts) -> list[str]:
 def _ledger_lines(ledger: LedgerView) -> list[str]:
     """What the last compaction dropped and the rules earlier ones dropped, as draft
     lines (issue #13 item 3): the model that writes the handoff says which still hold."""
-    sentences = (ledger.sentence(code=_code), ledger.earlier_sentence())
+    sentences = (ledger.sentence(code=_code), ledger.earlier_sentence(code=_code))
     return [f"- {sentence}" for sentence in sentences if sentence]
 
 

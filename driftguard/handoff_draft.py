@@ -21,6 +21,8 @@ PLACEHOLDERS: tuple[str, ...] = (
     "<decisions still open and questions for the user>",
     "<the next concrete step>",
     "<conventions, gotchas, where to look first>",
+    "<none edited since the last compaction; list any file you created or changed, "
+    "also those the compaction summary names>",
 )
 """The placeholders of the draft, for the model to replace; a handoff that still holds one
 is unfinished (:func:`placeholders_left`)."""

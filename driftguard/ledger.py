@@ -12,7 +12,10 @@ only the digest of what was dropped is kept, never the messages. Pure: no I/O, n
 gate (what is *shown* is gated by :mod:`driftguard.ledger_view`), nothing a source's
 format names.
 
-**Candidates**, from the messages the model remembered just before the compaction:
+**Candidates**, from what the model remembered just before the compaction: the candidates
+of the compaction before it that it kept (named, carried over or targeted since: see below;
+a rule the first summary restated is still before the model at the second compaction, so
+the second drops it when its summary leaves it out), then those of the messages since:
 
 - *files*: the ``target_path`` of each tool call of kind ``"edit"`` (the adapter tells
   kinds by tool name, as for the handoff), the :data:`FILE_LIMIT` edited last, each once;
@@ -33,7 +36,13 @@ format names.
   mid-sentence (a line end is a break);
 - *errors*: the :data:`ERROR_LIMIT` latest distinct error lines of failed tool results
   that no later run of the same action fixed (:func:`latest_errors`, :func:`error_line`:
-  the handoff's rule), each cut to :data:`LINE_CHARS_KEPT` characters.
+  the handoff's rule), each cut to :data:`LINE_CHARS_KEPT` characters. An error kept
+  by the compaction before stays a candidate unless the messages since hold a successful
+  run of the same action.
+
+Each list keeps its latest items when the two sources together hold more than its limit
+(an item of both takes its later place). What a compaction dropped is not a candidate of
+the next one: it is reported once, where it was lost.
 
 **Did not survive** = a candidate named neither in the compaction summary, nor in what the
 host carried over verbatim (the adapter passes it: a preserved segment, a replacement
@@ -41,12 +50,17 @@ history, a kept tail), nor in a prompt the person typed after the compaction (up
 next one); a file also survives when a later tool call targets it. The model's own later
 replies are not read: checking every reply would cost the parse a lower-cased copy of
 most of the session, and a reply seldom repeats a rule or an error word for word. "Named"
-is a case-insensitive match on whitespace-collapsed text: a constraint (without its end
-punctuation) or an error line appears whole; a file's path (as the call named it, or
-relative to the working directory) appears with no word character, ``.``, ``-`` or ``/``
-right before it and no word character, ``-`` or ``/`` right after it. Paraphrases are not
-recognised, so a constraint the summary reworded counts as dropped: the ledger errs
-towards saying too much, never towards hiding a loss.
+is a case-insensitive match on whitespace-collapsed text, of whole words and whole paths:
+a constraint (without its end punctuation) or an error line appears whole, with no word
+character right before it and neither a word character nor ``-`` and a word character
+right after it ("Never use print." is not named by "never use printf-style formatting");
+a file's path (as the call named it, or relative to the working directory) appears with
+no word character, ``.``, ``-``, ``~`` or ``/`` right before it and no word character,
+``-``, ``~``, ``/`` or ``.`` and a word character right after it (``src/db.py`` is named by
+"edited src/db.py." but not by ``src/db.py.bak``, ``src/db.py~`` or ``lib/src/db.py``).
+Paraphrases are not recognised, so a constraint the summary reworded counts as dropped: the
+ledger errs towards saying too much, not towards hiding a loss (a summary that quotes a
+rule word for word inside a sentence that revokes it still counts as keeping it).
 """
 
 from __future__ import annotations
@@ -54,6 +68,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from driftguard.model import CompactionRecord, CompactionTrigger, ParsedMessage, ToolCall
 from driftguard.scoring.text import remove_code
@@ -92,6 +107,8 @@ SCAN_CHARS = 20_000
 """Characters of a failed tool result searched for its error line."""
 ERROR_SCAN_LINES = 200
 """Lines of an error output searched for the line that reads like an error."""
+
+_T = TypeVar("_T")
 
 _ERROR_LINE = re.compile(
     r"(?:error|exception)(?:\[[^\]\n]{0,80}\])?:|\b(?:fatal|failed|failure):|\bERR!",
@@ -211,10 +228,18 @@ def latest_errors(
     it whole), or ``None`` to pass the result over (the gate withheld it); each line is
     listed once, however often it recurred.
     """
+    return tuple(line for line, _ in _unfixed_failures(messages, describe, limit))
+
+
+def _unfixed_failures(
+    messages: Sequence[ParsedMessage], describe: Callable[[str], str | None], limit: int
+) -> list[tuple[str, tuple[str, str] | None]]:
+    """:func:`latest_errors` with the action of the call each line answers (``None`` when
+    it cannot be told): ``[(line, action)]``, oldest first."""
     if not any(message.is_error for message in messages):
-        return ()
+        return []
     fixed: set[tuple[str, str]] = set()
-    picked: dict[str, None] = {}
+    picked: dict[str, tuple[str, str] | None] = {}
     for action, message in reversed(_tool_results(messages)):
         if not message.is_error:
             if action is not None:
@@ -225,10 +250,20 @@ def latest_errors(
         line = describe(message.content)
         if line is None:
             continue
-        picked.setdefault(line)
+        picked.setdefault(line, action)
         if len(picked) >= limit:
             break
-    return tuple(reversed(picked))
+    return list(reversed(picked.items()))
+
+
+def _succeeded(messages: Sequence[ParsedMessage]) -> set[tuple[str, str]]:
+    """The actions (:func:`_action_key`) of the tool results in ``messages`` that did not
+    fail."""
+    return {
+        action
+        for action, message in _tool_results(messages)
+        if action is not None and not message.is_error
+    }
 
 
 def constraint_sentences(text: str) -> list[str]:
@@ -263,6 +298,31 @@ def _key(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _named_whole(key: str, haystack: str) -> bool:
+    """Whether ``key`` occurs in ``haystack`` (both in :func:`_key` form) as whole words:
+    with no word character right before it, and neither a word character nor ``-`` and a
+    word character right after it ("never use print" is not named by "never use
+    printf-style" nor by "never use print-debugging")."""
+    start = haystack.find(key)
+    while start >= 0:
+        end = start + len(key)
+        after = haystack[end : end + 2]
+        if (start == 0 or not _word_char(haystack[start - 1])) and not (
+            after
+            and (
+                _word_char(after[0])
+                or (after[0] == "-" and len(after) > 1 and _word_char(after[1]))
+            )
+        ):
+            return True
+        start = haystack.find(key, start + 1)
+    return False
+
+
 def _constraint_key(sentence: str) -> str:
     """A constraint's matching form: :func:`_key` without end punctuation or quotes."""
     return _key(sentence).strip(" \"'“”‘’`").rstrip(".!?;:").strip(" \"'“”‘’`")
@@ -282,7 +342,7 @@ class _Path:
         if not any(key in haystack for key in self.keys):
             return False
         alternatives = "|".join(re.escape(k) for k in sorted(self.keys, key=len, reverse=True))
-        return re.search(rf"(?<![\w./-])(?:{alternatives})(?![\w/-])", haystack) is not None
+        return re.search(rf"(?<![\w./~-])(?:{alternatives})(?![\w/~-]|\.\w)", haystack) is not None
 
 
 def _base_name(path: str) -> str:
@@ -293,6 +353,27 @@ def _base_name(path: str) -> str:
 def _path_keys(path: str, cwd: str | None) -> tuple[str, ...]:
     """The forms that name ``path``: itself and relative to ``cwd``, in :func:`_key` form."""
     return tuple(dict.fromkeys(k for k in (_key(path), _key(relative(path, cwd))) if k))
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidates:
+    """What a compaction's digest checks, oldest first: ``files`` (path as the call named
+    it → :class:`_Path`), ``constraints`` (matching form → the sentence as typed) and
+    ``errors`` (matching form → (the error line, the action that failed or ``None``))."""
+
+    files: dict[str, _Path]
+    constraints: dict[str, str]
+    errors: dict[str, tuple[str, tuple[str, str] | None]]
+
+
+def _latest(older: dict[str, _T], newer: dict[str, _T], limit: int) -> dict[str, _T]:
+    """``older`` then ``newer`` (an item in both takes its place in ``newer``), the last
+    ``limit`` items."""
+    merged = dict(older)
+    for key, value in newer.items():
+        merged.pop(key, None)
+        merged[key] = value
+    return dict(list(merged.items())[-limit:])
 
 
 @dataclass(slots=True)
@@ -309,6 +390,12 @@ class _Open:
     """Matching form → the sentence as typed."""
     errors: dict[str, str] = field(default_factory=dict)
     """Matching form → the error line."""
+    actions: dict[str, tuple[str, str] | None] = field(default_factory=dict)
+    """Matching form of each error candidate → the action (:func:`_action_key`) that
+    failed, or ``None`` when it cannot be told: a later success of it fixed the error."""
+    candidates: _Candidates | None = None
+    """The candidates as the compaction found them, before anything named one (``None``
+    while they are not known): what :meth:`survivors` subtracts the dropped from."""
     base_names: frozenset[str] = frozenset()
     """The :func:`_base_name` of each file candidate: a later tool call on a file of
     another name targets none of them (the test that keeps :meth:`targeted` cheap)."""
@@ -321,6 +408,29 @@ class _Open:
         """Whether a later message may still name a candidate."""
         return bool(self.probes)
 
+    def found(self) -> None:
+        """The candidates are set: note them (:attr:`candidates`) and index them."""
+        self.candidates = _Candidates(
+            {f.path: f for f in self.files},
+            dict(self.constraints),
+            {k: (line, self.actions.get(k)) for k, line in self.errors.items()},
+        )
+        self.changed()
+
+    def survivors(self) -> _Candidates:
+        """The candidates that were named or targeted since (the summary, what the host
+        carried over, a later prompt or call): the model still had them at the next
+        compaction."""
+        if self.candidates is None:
+            return _Candidates({}, {}, {})
+        dropped = {f.path for f in self.files}
+        had = self.candidates
+        return _Candidates(
+            {p: f for p, f in had.files.items() if p not in dropped},
+            {k: c for k, c in had.constraints.items() if k not in self.constraints},
+            {k: e for k, e in had.errors.items() if k not in self.errors},
+        )
+
     def record(self) -> CompactionRecord:
         return CompactionRecord(
             timestamp=self.timestamp,
@@ -330,6 +440,7 @@ class _Open:
             dropped_constraints=tuple(self.constraints.values()),
             dropped_errors=tuple(self.errors.values()),
             dropped_unknown=self.unknown,
+            kept_files=tuple(self.survivors().files),
         )
 
     def changed(self) -> None:
@@ -347,7 +458,7 @@ class _Open:
         before = len(self.files) + len(self.constraints) + len(self.errors)
         self.files = [f for f in self.files if not f.named_in(haystack)]
         for table in (self.constraints, self.errors):
-            for key in [k for k in table if k in haystack]:
+            for key in [k for k in table if _named_whole(k, haystack)]:
                 del table[key]
         if len(self.files) + len(self.constraints) + len(self.errors) == before:
             return False
@@ -374,7 +485,8 @@ class LedgerBuilder:
     remembered just before it, then :meth:`named` with each later text that counts (the
     summary when it comes on a later line, the prompts typed) and :meth:`targeted` with
     the path of each later tool call; :meth:`records` is the ledger so far. Only the
-    latest compaction is still open: a compaction closes the one before it. Per later
+    latest compaction is still open: a compaction closes the one before it, and takes
+    over the candidates it kept (module docstring). Per later
     prompt the work is nothing once no candidate is left, else one lower-cased copy of its
     text and a substring test per candidate (at most 18); per later tool call, one look-up
     of its file name.
@@ -404,7 +516,8 @@ class LedgerBuilder:
         Args:
             before: the messages the model remembered just before it, oldest first, less
                 what the host carried over verbatim (a preserved segment, a kept tail);
-                a summary among them is not a source of candidates.
+                a summary among them adds no candidate of its own (what it kept of the
+                compaction before is carried over from that compaction's candidates).
             timestamp: when, seconds since the epoch, or ``None``.
             cwd: the session's working directory then (paths are matched relative to it).
             trigger: ``"auto"``/``"manual"`` where the file says.
@@ -415,24 +528,37 @@ class LedgerBuilder:
             unknown: why the file no longer tells what this compaction dropped (then
                 ``before`` is not read).
         """
-        if self._open is not None:
-            self._closed.append(self._open.record())
+        previous = self._open
+        carried = _Candidates({}, {}, {})
+        if previous is not None:
+            self._closed.append(previous.record())
+            carried = previous.survivors()
         entry = _Open(timestamp, trigger, tokens_before, cwd, unknown)
         self._open = entry
         self._records = None
         if unknown is None:
             messages = list(before)
-            entry.files = _edited(messages, cwd)
-            entry.constraints = _constraints(messages)
-            entry.errors = {
-                _key(line): line
-                for line in latest_errors(
-                    messages,
-                    lambda text: error_line(text[:SCAN_CHARS], cwd)[:LINE_CHARS_KEPT],
-                    ERROR_LIMIT,
-                )
-            }
-            entry.changed()
+            files = _latest(carried.files, {f.path: f for f in _edited(messages, cwd)}, FILE_LIMIT)
+            entry.files = list(files.values())
+            entry.constraints = _latest(
+                carried.constraints, _constraints(messages), CONSTRAINT_LIMIT
+            )
+            fixed = _succeeded(messages) if carried.errors else set()
+            errors = _latest(
+                {k: e for k, e in carried.errors.items() if e[1] is None or e[1] not in fixed},
+                {
+                    _key(line): (line, action)
+                    for line, action in _unfixed_failures(
+                        messages,
+                        lambda text: error_line(text[:SCAN_CHARS], cwd)[:LINE_CHARS_KEPT],
+                        ERROR_LIMIT,
+                    )
+                },
+                ERROR_LIMIT,
+            )
+            entry.errors = {k: line for k, (line, _) in errors.items()}
+            entry.actions = {k: action for k, (_, action) in errors.items()}
+            entry.found()
         for text in kept:
             self.named(text)
         for path in kept_paths:

@@ -169,6 +169,27 @@ class EntryView:
         colon = ":" if self.unknown is not None else ""
         return f"{head}{colon} {self.dropped_text()}"
 
+    def fitted(self, width: int) -> str:
+        """:meth:`headline` (without ``where``) in at most ``width`` characters: as many of
+        :meth:`phrases` as fit whole, then ``; +N more`` for the ``N`` left out
+        (``Last compaction dropped: the constraint “…”; +2 more``); the first phrase is cut
+        with "…" when even it does not fit (it may then end inside a redaction marker:
+        the gate replaced the secret before). A headline without phrases is cut only."""
+        phrases = self.phrases()
+        head = "Last compaction dropped: "
+        if self.unknown is not None or not phrases:
+            line = self.headline()
+            return line if len(line) <= width else line[: max(0, width - 1)] + "…"
+        for shown in range(len(phrases), 0, -1):
+            rest = len(phrases) - shown
+            line = head + "; ".join(phrases[:shown]) + (f"; +{rest} more" if rest else "")
+            if len(line) <= width:
+                return line
+        suffix = f"; +{len(phrases) - 1} more" if len(phrases) > 1 else ""
+        room = max(1, width - len(head) - len(suffix))
+        first = phrases[0] if len(phrases[0]) <= room else phrases[0][: room - 1] + "…"
+        return (head + first + suffix)[:width]
+
     def to_json(self) -> dict[str, Any]:
         """The entry's object in :class:`LedgerView`'s ``ledger`` list (module docstring)."""
         return {
@@ -209,19 +230,53 @@ class LedgerView:
         """The latest compaction, or ``None`` without one."""
         return self.entries[-1] if self.entries else None
 
-    def earlier_constraints(self) -> tuple[str, ...]:
-        """The rules the compactions before the latest dropped (listed ones), each once,
-        oldest first: what no later summary brought back."""
-        return tuple(dict.fromkeys(c for e in self.entries[:-1] for c in e.constraints))
+    def earlier(self) -> EntryView | None:
+        """What the listed compactions before the latest dropped, merged into one entry
+        (each item once, oldest first; ``number`` the first of them), or ``None`` when the
+        latest is the only one listed: what no later summary or prompt brought back."""
+        entries = self.entries[:-1]
+        if not entries:
+            return None
 
-    def earlier_sentence(self) -> str:
-        """``Earlier compactions dropped: the constraint “…”.`` (``""`` when they dropped
-        no rule): the rules lost before the latest compaction stay lost."""
-        earlier = self.earlier_constraints()
-        if not earlier:
+        def merged(items: Callable[[EntryView], tuple[str, ...]]) -> tuple[str, ...]:
+            return tuple(dict.fromkeys(x for e in entries for x in items(e)))
+
+        return EntryView(
+            number=entries[0].number,
+            timestamp=None,
+            trigger=None,
+            tokens_before=None,
+            files=merged(lambda e: e.files),
+            constraints=merged(lambda e: e.constraints),
+            errors=merged(lambda e: e.errors),
+            withheld=sum(e.withheld for e in entries),
+            unknown=None,
+        )
+
+    def earlier_sentence(self, *, code: Callable[[str], str] | None = None) -> str:
+        """What the compactions before the latest dropped, in one sentence: the rules, the
+        edited files (:data:`FILES_NAMED`, then how many more) and the errors, ``code``
+        formatting paths and errors as in :meth:`EntryView.phrases`:
+
+        - ``Earlier compactions dropped: the constraint “…”; the edited file src/db.py.``
+          when every earlier compaction is listed;
+        - ``Earlier compactions 36–39 dropped: …; what compactions 1–35 dropped is not
+          listed.`` when only the latest :data:`LEDGER_SHOWN` are (the report lists
+          every one);
+        - ``""`` when every earlier one is listed and none dropped anything, or the
+          latest is the only compaction.
+        """
+        earlier = self.earlier()
+        if earlier is None:
             return ""
-        noun = "the constraint" if len(earlier) == 1 else "the constraints"
-        return f"Earlier compactions dropped: {noun} " + "; ".join(f"“{c}”" for c in earlier) + "."
+        first, last = earlier.number, self.entries[-2].number
+        hidden = first - 1
+        dropped = earlier.dropped_text(code=code)
+        if not hidden:
+            return f"Earlier compactions {dropped}." if earlier.phrases() else ""
+        span = f"compaction {first}" if first == last else f"compactions {first}–{last}"
+        unlisted = "compaction 1" if hidden == 1 else f"compactions 1–{hidden}"
+        return f"Earlier {span} {dropped}; what {unlisted} dropped is not listed."
 
     def sentence(self, *, code: Callable[[str], str] | None = None) -> str:
         """``The last compaction dropped: the constraint “…”.``, or ``What the last
@@ -235,8 +290,8 @@ class LedgerView:
 
     def lines(self) -> list[str]:
         """The text report's lines: ``Last compaction (2 of 2, <when and how>) dropped:
-        …``, then ``Earlier compactions dropped: the constraint “…”.`` when they did;
-        none without a compaction."""
+        …``, then :meth:`earlier_sentence` when it says anything; none without a
+        compaction."""
         last = self.last
         if last is None:
             return []

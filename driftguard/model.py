@@ -176,11 +176,12 @@ class CompactionRecord:
     3): the compaction ledger's entry, built by the adapter while the messages before the
     compaction are at hand (:class:`driftguard.ledger.LedgerBuilder`).
 
-    "Dropped" means present in the messages the model remembered before the compaction
-    but named neither in the compaction summary, nor in what the host carried over
-    verbatim, nor in a later prompt, reply or tool call up to the next compaction
-    (:mod:`driftguard.ledger` gives the matching rule). Texts are as the transcript holds
-    them (not secret-gated: :mod:`driftguard.ledger_view` gates what is shown).
+    "Dropped" means present in the messages the model remembered before the compaction,
+    or kept by the compaction before it, but named neither in the compaction summary, nor
+    in what the host carried over verbatim, nor in a later prompt or tool call up to the
+    next compaction (:mod:`driftguard.ledger` gives the matching rule). Texts are as the
+    transcript holds them (not secret-gated: :mod:`driftguard.ledger_view` gates what is
+    shown).
 
     Attributes:
         timestamp: when it happened, seconds since the epoch (UTC), or ``None``.
@@ -193,6 +194,9 @@ class CompactionRecord:
             "never …", "don't …", "must …") from typed prompts, at most 5, oldest first.
         dropped_errors: one line per failed tool result not fixed before it, at most 3,
             oldest first.
+        kept_files: the edited files among its candidates that it did not drop (named
+            by its summary or what the host carried over, or named or targeted since),
+            oldest first; with ``dropped_files`` at most 10.
         dropped_unknown: why what it dropped cannot be told (the file no longer holds the
             messages before it, e.g. a Gemini CLI ``.json`` rewritten whole), else ``None``.
     """
@@ -204,6 +208,7 @@ class CompactionRecord:
     dropped_constraints: tuple[str, ...] = ()
     dropped_errors: tuple[str, ...] = ()
     dropped_unknown: str | None = None
+    kept_files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

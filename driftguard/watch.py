@@ -4,7 +4,8 @@ It shows the six factors with bars, the score and its state, the recommendation,
 sparklines — the scores recorded in the session's history (by ``get_drift`` and the stop
 hook) and the scores this dashboard computed since it started — and, once the session was
 compacted, what the last compaction dropped (:mod:`driftguard.ledger_view`: gated,
-printable, cut to the width). It redraws when the session file changes:
+printable, the items that fit the width, then ``+N more`` for the rest). It redraws when
+the session file changes:
 
 - **file events**: a :mod:`watchdog` observer on the session file's folder (inotify,
   FSEvents, kqueue or ReadDirectoryChangesW); for a session kept in a database (a Cursor
@@ -233,7 +234,7 @@ def render_frame(
     lines.append(_clip(" · ".join(details), width))
     last = ledger_view(session, limit=1).last
     if last is not None:
-        lines.append(_clip(last.headline(), width))
+        lines.append(last.fitted(width))
     lines.append(_clip(f"watching with {mode} · Ctrl-C to quit", width))
     return lines
 

@@ -8,7 +8,8 @@ summary names ``src/cli.py`` and the pytest rule again, so the ledger says the c
 dropped the migrations rule, ``src/db.py`` and the error. With ``compactions=2`` the work
 goes on: two more rules ("Don't rename the public API." and "Use the logging module, never
 print."), an edit of ``src/log.py``, and a second compaction whose summary keeps only the
-first of those rules.
+first of those rules and restates what the first summary kept (``src/cli.py`` and the
+pytest rule; :data:`FORGETFUL_SUMMARY_2` leaves them out).
 
 :func:`write_claude`, :func:`write_codex`, :func:`write_gemini` (JSONL, or the legacy
 ``.json`` Gemini CLI rewrote whole) and :func:`cursor_bubbles` render the story in each
@@ -49,9 +50,15 @@ PROMPT_2 = (
 KEPT_RULE_2 = "Don't rename the public API."
 DROPPED_RULE_2 = "Use the logging module, never print."
 SUMMARY_2 = (
+    "Summary: --dry-run works in src/cli.py and README.md documents it; the user said: "
+    "don't rename the public API, and always run pytest -q before you say it works."
+)
+FORGETFUL_SUMMARY_2 = (
     "Summary: --dry-run works and README.md documents it; the user said: don't rename "
     "the public API."
 )
+"""A second summary that leaves out what the first one kept (``src/cli.py`` and
+:data:`KEPT_RULE_1`): the second compaction drops them."""
 PROMPT_3 = "Carry on with the changelog entry."
 
 
@@ -76,8 +83,15 @@ class Event:
     carried: tuple[str, ...] = ()
 
 
-def story(compactions: int = 1, *, trigger: str = "auto", pre_tokens: int = 150_000) -> list[Event]:
-    """The story with one or two compactions (module docstring)."""
+def story(
+    compactions: int = 1,
+    *,
+    trigger: str = "auto",
+    pre_tokens: int = 150_000,
+    second_summary: str = SUMMARY_2,
+) -> list[Event]:
+    """The story with one or two compactions (module docstring), the second one's summary
+    being ``second_summary``."""
     events = [
         Event("prompt", PROMPT_1),
         Event("edit", path=f"{CWD}/src/cli.py"),
@@ -92,7 +106,7 @@ def story(compactions: int = 1, *, trigger: str = "auto", pre_tokens: int = 150_
     ]
     if compactions >= 2:
         events += [
-            Event("compact", SUMMARY_2, trigger=trigger, tokens=pre_tokens + 1_000),
+            Event("compact", second_summary, trigger=trigger, tokens=pre_tokens + 1_000),
             Event("prompt", PROMPT_3),
             Event("reply", "Added the changelog entry.", tokens=20_000),
         ]

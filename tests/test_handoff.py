@@ -556,12 +556,14 @@ def test_real_compacted_claude_session_uses_the_summary() -> None:
     h = corpus_handoff("generated/claude/claude-long-26turns-compact.jsonl")
     # Established with python3 -c over the raw JSONL: 2 system/compact_boundary lines;
     # the user line after the last one has isCompactSummary and starts "This session is
-    # being continued"; the next real prompt is "Turn 26: summarize progress so far in
-    # one line".
+    # being continued from a previous conversation that ran out of context. The summary
+    # below covers the earlier portion of the conversation.\n\nSummary:\n1. Primary
+    # Request: …"; the next real prompt is "Turn 26: summarize progress so far in one
+    # line". The excerpt leaves Claude Code's preamble out.
     assert h.compactions == 2
     assert h.goal == "Turn 26: summarize progress so far in one line"
     assert h.compaction_summary is not None
-    assert h.compaction_summary.startswith("This session is being continued")
+    assert h.compaction_summary.startswith("1. Primary Request: the user repeatedly asked")
     assert len(h.compaction_summary) <= SUMMARY_CHARS
     assert "This session was compacted 2 times" in h.prompt
 

@@ -23,6 +23,7 @@ from ledger_sessions import (
     DROPPED_RULE_1,
     DROPPED_RULE_2,
     ERROR_LINE,
+    FORGETFUL_SUMMARY_2,
     KEPT_RULE_1,
     KEPT_RULE_2,
     PROMPT_1,
@@ -168,6 +169,136 @@ def test_a_path_is_named_only_as_a_whole_path_relative_or_absolute() -> None:
     assert ledger.records()[0].dropped_files == ()
 
 
+def _failed(command: str, output: str) -> list[ParsedMessage]:
+    call = ToolCall(name="Bash", args_digest=command, command=command, kind="shell")
+    return [
+        ParsedMessage(role="assistant", content="", tool_calls=(call,)),
+        ParsedMessage(role="tool", content=output, is_error=True),
+    ]
+
+
+def _succeeded(command: str) -> list[ParsedMessage]:
+    call = ToolCall(name="Bash", args_digest=command, command=command, kind="shell")
+    return [
+        ParsedMessage(role="assistant", content="", tool_calls=(call,)),
+        ParsedMessage(role="tool", content="ok"),
+    ]
+
+
+def test_what_one_summary_kept_and_the_next_left_out_is_dropped_by_the_next() -> None:
+    ledger = LedgerBuilder()
+    before = [
+        ParsedMessage(role="user", content="Never touch migrations/."),
+        _edit(f"{CWD}/src/cli.py"),
+        *_failed("pytest -q", "E   AssertionError: dry run wrote 2 rows"),
+    ]
+    ledger.compacted(
+        before,
+        timestamp=1.0,
+        cwd=CWD,
+        kept=["Summary: never touch migrations/. Edited src/cli.py; " + ERROR_LINE],
+    )
+    assert _dropped(ledger.records()[0]) == ((), (), ())
+    ledger.compacted(
+        [ParsedMessage(role="user", content="Carry on.")],
+        timestamp=2.0,
+        cwd=CWD,
+        kept=["Summary: carrying on."],
+    )
+    first, second = ledger.records()
+    assert _dropped(first) == ((), (), ())
+    assert first.kept_files == (f"{CWD}/src/cli.py",)
+    assert second.kept_files == ()
+    assert _dropped(second) == (
+        (f"{CWD}/src/cli.py",),
+        ("Never touch migrations/.",),
+        (ERROR_LINE,),
+    )
+
+
+def test_what_a_later_prompt_kept_stays_a_candidate_and_what_was_dropped_is_not_again() -> None:
+    ledger = LedgerBuilder()
+    ledger.compacted(
+        [ParsedMessage(role="user", content=PROMPT_1)], timestamp=1.0, cwd=CWD, kept=[]
+    )
+    ledger.named("as agreed: always run pytest -q before you say it works")
+    ledger.compacted([], timestamp=2.0, cwd=CWD)
+    first, second = ledger.records()
+    assert first.dropped_constraints == (DROPPED_RULE_1,)
+    # the pytest rule was before the model until the second compaction; the migrations
+    # rule was lost at the first and is not reported twice
+    assert second.dropped_constraints == (KEPT_RULE_1,)
+
+
+def test_a_kept_error_that_a_later_run_fixed_is_not_dropped_by_the_next_compaction() -> None:
+    ledger = LedgerBuilder()
+    failure = "E   AssertionError: dry run wrote 2 rows"
+    ledger.compacted(_failed("pytest -q", failure), timestamp=1.0, cwd=CWD, kept=[failure])
+    ledger.compacted(_succeeded("pytest -q"), timestamp=2.0, cwd=CWD)
+    assert ledger.records()[1].dropped_errors == ()
+
+
+def test_what_carries_over_keeps_the_digest_bounded_to_the_latest_items() -> None:
+    ledger = LedgerBuilder()
+    rules = [f"Never edit file number {n} by hand." for n in range(5)]
+    ledger.compacted(
+        [ParsedMessage(role="user", content=" ".join(rules))],
+        timestamp=1.0,
+        cwd=None,
+        kept=[" ".join(rules)],
+    )
+    newer = [f"Always check module {n} twice." for n in range(3)]
+    ledger.compacted([ParsedMessage(role="user", content=" ".join(newer))], timestamp=2.0, cwd=None)
+    assert ledger.records()[1].dropped_constraints == (*rules[3:], *newer)
+
+
+@pytest.mark.parametrize(
+    ("kept", "dropped"),
+    [
+        ("We never use printf-style formatting.", True),
+        ("We never use print-debugging.", True),
+        ("We never use print anywhere.", False),
+        ("Rule: never use print.", False),
+    ],
+)
+def test_a_rule_is_named_only_by_its_whole_words(kept: str, dropped: bool) -> None:
+    ledger = LedgerBuilder()
+    ledger.compacted(
+        [ParsedMessage(role="user", content="Never use print. Fix the loader.")],
+        timestamp=None,
+        cwd=None,
+        kept=[kept],
+    )
+    expected = ("Never use print.",) if dropped else ()
+    assert ledger.records()[0].dropped_constraints == expected
+
+
+@pytest.mark.parametrize(
+    ("kept", "dropped"),
+    [
+        ("Backed up src/db.py.bak first.", True),
+        ("Backed up src/db.py~ first.", True),
+        ("Backed up src/db.py.orig and src/db.py-old first.", True),
+        ("Changed src/db.py.", False),
+        ("Changed src/db.py: the loader.", False),
+        ("Changed `src/db.py`, then ran the tests.", False),
+    ],
+)
+def test_a_path_followed_by_more_of_a_path_does_not_name_the_file(kept: str, dropped: bool) -> None:
+    ledger = LedgerBuilder()
+    ledger.compacted([_edit(f"{CWD}/src/db.py")], timestamp=None, cwd=CWD, kept=[kept])
+    expected = (f"{CWD}/src/db.py",) if dropped else ()
+    assert ledger.records()[0].dropped_files == expected
+
+
+def test_an_error_line_is_named_only_whole() -> None:
+    ledger = LedgerBuilder()
+    ledger.compacted(
+        _failed("make", "error: exit 1"), timestamp=None, cwd=None, kept=["error: exit 12"]
+    )
+    assert ledger.records()[0].dropped_errors == ("error: exit 1",)
+
+
 def test_a_compaction_closes_the_one_before_it() -> None:
     ledger = LedgerBuilder()
     ledger.compacted([ParsedMessage(role="user", content=PROMPT_1)], timestamp=1.0, cwd=None)
@@ -178,7 +309,7 @@ def test_a_compaction_closes_the_one_before_it() -> None:
     assert set(second.dropped_constraints) == {KEPT_RULE_2, DROPPED_RULE_2}
 
 
-def test_a_summary_is_never_a_source_of_constraints_and_the_digest_is_bounded() -> None:
+def test_a_summary_adds_no_rule_of_its_own_and_the_digest_is_bounded() -> None:
     prompts = [
         ParsedMessage(role="user", content=f"Never edit file number {n} by hand.") for n in range(9)
     ]
@@ -324,6 +455,20 @@ def test_gemini_a_legacy_json_rewritten_whole_says_what_it_dropped_is_unknown(
     assert record.dropped_unknown is not None
     assert "no longer holds" in record.dropped_unknown
     assert _dropped(record) == ((), (), ())
+
+
+@pytest.mark.parametrize("make", [_claude, _codex, _gemini, _cursor])
+def test_each_cli_a_second_summary_that_leaves_out_what_the_first_kept_drops_it(
+    tmp_path: Path, make: Callable[[Path, list[Event]], Session]
+) -> None:
+    session = make(tmp_path, story(2, second_summary=FORGETFUL_SUMMARY_2))
+    first, second = session.compaction_ledger
+    assert _dropped(first) == _expected_first()
+    assert _dropped(second) == (
+        (f"{CWD}/src/cli.py", f"{CWD}/src/log.py"),
+        (KEPT_RULE_1, DROPPED_RULE_2),
+        (),
+    )
 
 
 def test_cursor_each_summary_drops_what_lies_before_its_boundary(tmp_path: Path) -> None:

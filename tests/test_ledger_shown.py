@@ -32,6 +32,7 @@ from driftguard.adapters import parse_session
 from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.cli import main
 from driftguard.handoff import build_handoff
+from driftguard.handoff_draft import placeholders_left
 from driftguard.history import HistoryStore
 from driftguard.ledger_view import LEDGER_SHOWN, ledger_view
 from driftguard.model import CompactionRecord
@@ -140,6 +141,32 @@ def test_only_the_latest_compactions_are_listed_and_their_numbers_say_which() ->
     assert len(view.to_json()["ledger"]) == LEDGER_SHOWN
 
 
+def test_the_earlier_line_names_files_and_errors_and_says_which_compactions_it_leaves_out() -> None:
+    records = tuple(
+        CompactionRecord(
+            timestamp=float(n),
+            dropped_constraints=(f"Never do thing {n}.",),
+            dropped_files=(f"{CWD}/src/f{n}.py",),
+            dropped_errors=(f"error: thing {n} failed",),
+        )
+        for n in range(1, 41)
+    )
+    session = dataclasses.replace(_bare_session(), compactions=40, compaction_ledger=records)
+    earlier = ledger_view(session).lines()[1]
+    assert earlier.startswith(
+        "Earlier compactions 36–39 dropped: the constraint “Never do thing 36.”"
+    )
+    assert "the edited file src/f39.py" in earlier
+    assert "1 more edited file" in earlier  # four files: the last three named
+    assert "the error “error: thing 39 failed”" in earlier
+    assert earlier.endswith("; what compactions 1–35 dropped is not listed.")
+    few = dataclasses.replace(session, compactions=2, compaction_ledger=records[:2])
+    assert ledger_view(few).lines()[1] == (
+        "Earlier compactions dropped: the constraint “Never do thing 1.”; "
+        "the edited file src/f1.py; the error “error: thing 1 failed”."
+    )
+
+
 def _bare_session() -> Any:
     from driftguard.model import Session
 
@@ -182,7 +209,10 @@ def test_score_text_says_what_the_last_compaction_dropped(
     assert line.startswith("Last compaction (2 of 2, 2026-11-30 10:")
     assert "automatic at 151,000 tokens" in line
     assert f"dropped: the constraint “{DROPPED_RULE_2}”; the edited file src/log.py." in line
-    assert f"Earlier compactions dropped: the constraint “{DROPPED_RULE_1}”." in out
+    assert (
+        f"Earlier compactions dropped: the constraint “{DROPPED_RULE_1}”; "
+        f"the edited file src/db.py; the error “{ERROR_LINE}”." in out
+    )
 
 
 def test_score_json_adds_the_ledger_and_keeps_every_field_it_had(
@@ -262,10 +292,31 @@ def test_watch_shows_what_the_last_compaction_dropped_within_the_width(tmp_path:
     report = score_session(parse_session(_write(tmp_path, _secret_story())), weights=CODING)
     lines = render_frame(report, compute_trend([], 60), [], width=72, now=0)
     text = "\n".join(lines)
-    assert "Last compaction dropped: the constraint “Never send the key [REDACTED" in text
+    (line,) = [line for line in lines if line.startswith("Last compaction dropped: ")]
+    assert line.startswith("Last compaction dropped: the constraint “Never send the key")
+    assert line.endswith("; +2 more")  # the edited file and the error do not fit
     assert all(len(line) <= 72 for line in lines)
     assert "\x1b" not in text
     assert SECRET not in text
+
+
+@pytest.mark.parametrize(
+    ("width", "ending"),
+    [
+        (80, "the constraint “Never touch migrations/.”; +2 more"),
+        (110, "the edited file src/db.py; +1 more"),
+        (200, "the error “E AssertionError: dry run wrote 2 rows”"),
+        (60, "Last compaction dropped: the constraint “Never tou…; +2 more"),
+    ],
+)
+def test_watch_says_how_many_dropped_items_its_line_leaves_out(
+    tmp_path: Path, width: int, ending: str
+) -> None:
+    report = score_session(parse_session(_write(tmp_path, story(1))), weights=CODING)
+    lines = render_frame(report, compute_trend([], 60), [], width=width, now=0)
+    (line,) = [line for line in lines if line.startswith("Last compaction dropped: ")]
+    assert line.endswith(ending)
+    assert len(line) <= width
 
 
 def test_the_report_marks_each_compaction_with_what_it_dropped(tmp_path: Path) -> None:
@@ -310,12 +361,70 @@ def test_the_handoff_says_what_the_last_compaction_dropped(tmp_path: Path) -> No
     draft = handoff.draft
     last = f"the constraint “{DROPPED_RULE_2}”; the edited file `src/log.py`"
     assert f"- The last compaction dropped: {last}." in draft
-    assert f"- Earlier compactions dropped: the constraint “{DROPPED_RULE_1}”." in draft
+    assert (
+        f"- Earlier compactions dropped: the constraint “{DROPPED_RULE_1}”; "
+        f"the edited file `src/db.py`; the error `{ERROR_LINE}`." in draft
+    )
     assert handoff.compaction_dropped == (
         f"the constraint “{DROPPED_RULE_2}”",
         "the edited file src/log.py",
     )
     assert draft in handoff.prompt
+
+
+def _section(draft: str, heading: str) -> list[str]:
+    lines = draft.splitlines()
+    start = lines.index(heading) + 1
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return [line for line in lines[start:end] if line]
+
+
+def test_the_handoff_lists_the_files_a_compaction_dropped_with_the_compaction(
+    tmp_path: Path,
+) -> None:
+    session = parse_session(_write(tmp_path, story(2)))
+    # nothing was edited after the second compaction; the ledger holds the rest
+    assert not any(c.kind == "edit" for m in session.messages for c in m.tool_calls)
+    handoff = build_handoff(session, score_session(session, weights=CODING))
+    files = _section(handoff.draft, "## Files modified")
+    # the second summary names src/cli.py and README.md; src/db.py and src/log.py were
+    # left out by the first and the second
+    assert files == [
+        "- `src/cli.py` (edited before compaction 2, which kept it) — <what changed>",
+        "- `README.md` (edited before compaction 2, which kept it) — <what changed>",
+        "- `src/db.py` (edited before compaction 1, which dropped it) — <what changed>",
+        "- `src/log.py` (edited before compaction 2, which dropped it) — <what changed>",
+    ]
+    assert handoff.files_modified == ("src/cli.py", "README.md", "src/db.py", "src/log.py")
+    assert "none found in the transcript" not in handoff.draft
+
+
+def test_the_handoff_of_a_compacted_session_says_no_file_was_edited_since_the_compaction(
+    tmp_path: Path,
+) -> None:
+    events = [e for e in story(1) if e.kind != "edit"]
+    session = parse_session(_write(tmp_path, events))
+    handoff = build_handoff(session, score_session(session, weights=CODING))
+    (line,) = _section(handoff.draft, "## Files modified")
+    assert "none edited since the last compaction" in line
+    assert "none found in the transcript" not in line
+    assert placeholders_left(handoff.draft) > 0  # still a placeholder to replace
+
+
+def test_the_handoff_quotes_the_summary_without_claude_codes_preamble(tmp_path: Path) -> None:
+    preamble = (
+        "This session is being continued from a previous conversation that ran out of "
+        "context. The conversation is summarized below:\n"
+    )
+    events = [
+        dataclasses.replace(e, text=preamble + e.text) if e.kind == "compact" else e
+        for e in story(1)
+    ]
+    session = parse_session(_write(tmp_path, events))
+    handoff = build_handoff(session, score_session(session, weights=CODING))
+    assert handoff.compaction_summary is not None
+    assert handoff.compaction_summary.startswith("we are adding --dry-run")
+    assert "being continued" not in handoff.draft
 
 
 def test_the_handoff_gates_what_the_compaction_dropped(tmp_path: Path) -> None:
