@@ -15,7 +15,7 @@ import pytest
 from conftest import write_claude_session
 
 from driftguard import livecache, paths
-from driftguard._process import host_of_hook
+from driftguard._process import ProcessInfo, process_info
 from driftguard.cli import main
 from driftguard.handoff_files import handoff_files
 from driftguard.history import HistoryStore, history_key
@@ -121,8 +121,17 @@ def test_session_start_points_the_project_at_this_transcript_and_prints_nothing(
     assert record["session_id"] == SESSION_ID
 
 
+@pytest.fixture
+def claude_host(monkeypatch: pytest.MonkeyPatch) -> ProcessInfo:
+    """This test process stands in for the ``claude`` process that runs the hooks (whatever
+    runs the tests: under CI every ancestor may be a shell, where no host is found)."""
+    host = process_info(os.getpid()) or ProcessInfo(os.getpid(), os.getppid(), "claude", None)
+    monkeypatch.setattr("driftguard._process.host_of_hook", lambda: host)
+    return host
+
+
 def test_session_start_replaces_the_pointer_atomically_after_clear(
-    project: Path, transcript: Path, tmp_path: Path
+    project: Path, transcript: Path, tmp_path: Path, claude_host: ProcessInfo
 ) -> None:
     run_hook("session-start", session_start_payload(transcript, project))
     first_inode = pointer_path(project).stat().st_ino
@@ -138,8 +147,7 @@ def test_session_start_replaces_the_pointer_atomically_after_clear(
     run_hook("session-start", payload)
     assert read_pointer(project) == (after_clear, "claude_code")
     assert pointer_path(project).stat().st_ino != first_inode  # renamed over, not rewritten
-    host = host_of_hook()  # the process this test runs under stands in for Claude Code
-    assert host is not None
+    host = claude_host
     process_pointer = json.loads(process_pointer_path(host.pid).read_text(encoding="utf-8"))
     assert process_pointer["transcript_path"] == str(after_clear)
     assert process_pointer["process_start"] == host.start
@@ -148,7 +156,7 @@ def test_session_start_replaces_the_pointer_atomically_after_clear(
 
 
 def test_session_start_removes_the_pointers_of_host_processes_that_ended(
-    project: Path, transcript: Path
+    project: Path, transcript: Path, claude_host: ProcessInfo
 ) -> None:
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()
