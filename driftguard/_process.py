@@ -137,8 +137,24 @@ def host_of_hook() -> ProcessInfo | None:
 
 def is_running(pid: int, start: str | None) -> bool:
     """Whether the process ``pid`` that started at ``start`` still runs (only that it runs
-    when ``start`` is unknown, or cannot be looked at here)."""
+    when ``start`` is unknown, or cannot be looked at here).
+
+    Where ``ps`` is asked and gives no answer (it failed or timed out), ``kill(pid, 0)``
+    tells whether the pid is taken (``ESRCH``: no such process); on Linux a missing
+    ``/proc/<pid>`` means the process is gone; elsewhere (Windows, where ``os.kill`` would
+    end the process) nothing tells, and the process counts as running, so that nothing
+    still in use is removed."""
     info = process_info(pid)
     if info is not None:
         return start is None or info.start is None or info.start == start
-    return os.name != "posix"  # elsewhere nothing tells: keep what may still be in use
+    if os.name != "posix":
+        return True
+    if sys.platform.startswith("linux"):
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: the pid is someone else's process
+        return True
+    return True

@@ -49,3 +49,16 @@ def test_a_process_is_running_only_with_its_own_start_time() -> None:
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()
     assert not is_running(ended.pid, None)
+
+
+def test_where_ps_cannot_be_asked_a_running_process_is_never_taken_for_ended(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import driftguard._process as process
+
+    monkeypatch.setattr(process.sys, "platform", "darwin")
+    monkeypatch.setattr(process, "_from_ps", lambda pid: None)  # ps failed or timed out
+    assert is_running(os.getpid(), "a start time ps would have told")
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    assert not is_running(ended.pid, None)
