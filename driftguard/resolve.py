@@ -41,8 +41,10 @@ In order:
 
 Steps 2 and 3 are the host process's own: each is used only for its project (or a folder
 inside it) and when the caller is not known to be another source than the one that wrote
-it. A pointer whose transcript is gone is passed over (it is not deleted: a session's
-transcript may not exist yet when its ``SessionStart`` hook runs).
+it. The project's pointer is passed over when its transcript is gone (it is not deleted:
+a session's transcript may not exist yet when its ``SessionStart`` hook runs); this
+process's own pointer is not — its transcript not being there means this session has no
+message yet, which is said, rather than scoring another session of the project.
 
 On the command line (:func:`resolve_on_command_line`) a working directory with no session
 of its own is not yet a dead end: its parent folders are tried in turn, up to (not
@@ -567,8 +569,9 @@ def _this_hosts_session(
             path = Path(transcript)
             if not path.is_file():
                 raise SessionNotFoundError(
-                    f"this session's transcript {path} is not written yet (its host writes "
-                    "it with the first message): nothing to score so far"
+                    f"this session's transcript {path} is not there: its host writes it "
+                    "with the first message, so there is nothing to score yet (after /clear, "
+                    "the next SessionStart points at the new one)"
                 )
             return ResolvedSession(path, cli, "process_pointer", warnings), warnings
     from_env = _by_env_session_id(environ, root) if wanted in (None, "claude_code") else None
