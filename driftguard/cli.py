@@ -8,7 +8,6 @@ line on stderr, and exits 2 (design §10). Reports go to stdout, warnings to std
 from __future__ import annotations
 
 import argparse
-import contextlib
 import io
 import json
 import os
@@ -721,26 +720,22 @@ def _project_sessions(
     """``report --all``'s project and its sessions, newest first (with the warnings of
     :func:`driftguard.discovery.project_sessions`): ``--project``, else the working
     directory or, when it has none, the nearest folder above it that has some
-    (:func:`driftguard.resolve.folders_above`, as for one session).
+    (:func:`driftguard.resolve.nearest_with_session`, as for one session).
 
     Raises:
         SessionNotFoundError: no folder tried has a session (the working directory's
             message and details).
     """
     from driftguard import discovery
-    from driftguard.errors import SessionNotFoundError
-    from driftguard.resolve import folders_above
+    from driftguard.resolve import nearest_with_session
 
     clis = (args.cli,) if args.cli else CLI_NAMES
     if args.project is not None:
         return (Path(args.project), *discovery.project_sessions(Path(args.project), clis))
-    try:
-        return (Path.cwd(), *discovery.project_sessions(Path.cwd(), clis))
-    except SessionNotFoundError:
-        for folder in folders_above(Path.cwd()):
-            with contextlib.suppress(SessionNotFoundError):
-                return (folder, *discovery.project_sessions(folder, clis))
-        raise
+    folder, (sessions, warnings) = nearest_with_session(
+        Path.cwd(), lambda f: discovery.project_sessions(f, clis)
+    )
+    return folder, sessions, warnings
 
 
 def _report_file(session_path: str) -> Path:

@@ -68,9 +68,10 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from driftguard import _process, discovery, paths
 from driftguard._fileio import write_atomic
@@ -90,6 +91,7 @@ __all__ = [
     "folders_above",
     "is_under",
     "names_project",
+    "nearest_with_session",
     "pointer_path",
     "process_pointer_path",
     "project_dir",
@@ -100,6 +102,8 @@ __all__ = [
     "write_pointer",
     "write_process_pointer",
 ]
+
+_T = TypeVar("_T")
 
 HOST_CLIENT_NAMES: Mapping[str, CliName | None] = {
     "claude-code": "claude_code",
@@ -511,17 +515,29 @@ def resolve_on_command_line(
     found, warnings = _this_hosts_session(environ, wanted, project)
     if found is not None:
         return found
-    try:
+    if not walk_up:
         return _in_project(project, wanted, warnings)
+    folder, nearest = nearest_with_session(project, lambda f: _in_project(f, wanted, warnings))
+    return nearest if folder == project else dataclasses.replace(nearest, found_in=folder)
+
+
+def nearest_with_session(project: Path, find: Callable[[Path], _T]) -> tuple[Path, _T]:
+    """``(project, find(project))``, else the same for the first of
+    :func:`folders_above` for which ``find`` finds a session: how a command run in a
+    subfolder takes its project's session (newcomer's review N3).
+
+    Raises:
+        SessionNotFoundError: ``find`` raised it for every folder; the one raised for
+            ``project`` itself (its message and the places it searched).
+    """
+    try:
+        return project, find(project)
     except SessionNotFoundError:
-        if not walk_up:
-            raise
         for folder in folders_above(project):
             try:
-                above = _in_project(folder, wanted, warnings)
+                return folder, find(folder)
             except SessionNotFoundError:
                 continue
-            return dataclasses.replace(above, found_in=folder)
         raise
 
 

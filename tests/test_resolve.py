@@ -464,7 +464,9 @@ def test_this_processs_session_without_a_transcript_yet_is_not_replaced_by_an_ol
     claude_session(isolated_home, project)  # an earlier session of the project
     not_yet = isolated_home / ".claude" / "projects" / "x" / "bbbbbbbb.jsonl"
     write_own_process_pointer(not_yet, project)
-    with pytest.raises(SessionNotFoundError, match="is not there: its host writes it with the first message"):
+    with pytest.raises(
+        SessionNotFoundError, match="is not there: its host writes it with the first message"
+    ):
         resolve_session(None, client_name="claude-code", project=project, env={})
 
 
