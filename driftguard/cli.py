@@ -425,15 +425,16 @@ def _warn(lines: Sequence[str]) -> None:
 def _config_project(
     args: argparse.Namespace, session: Session, target: ResolvedSession | None = None
 ) -> Path:
-    """``--project``; with PATH, else the session's own directory; the folder above the
-    working directory whose session it is (``target.found_in``); else the cwd."""
-    if args.project is not None:
-        return Path(args.project)
-    if args.path is not None and session.cwd and Path(session.cwd).is_dir():
-        return Path(session.cwd)
-    if target is not None and target.found_in is not None:
-        return target.found_in
-    return Path.cwd()
+    """The folder whose ``.driftcli`` applies (:func:`driftguard.engine.config_project`)."""
+    from driftguard.engine import config_project
+
+    return config_project(
+        named=Path(args.project) if args.project is not None else None,
+        path_given=args.path is not None,
+        session=session,
+        found_in=target.found_in if target is not None else None,
+        default=Path.cwd(),
+    )
 
 
 def _context_window(text: str) -> int:

@@ -59,6 +59,7 @@ __all__ = [
     "NOT_IN_SESSION_FOLDER",
     "DriftOutcome",
     "HandoffOutcome",
+    "config_project",
     "drift",
     "gated_goal",
     "handoff",
@@ -394,6 +395,25 @@ def _score(
         window_source=source,
         features=features,
     )
+
+
+def config_project(
+    *,
+    named: Path | None,
+    path_given: bool,
+    session: Session,
+    found_in: Path | None,
+    default: Path,
+) -> Path:
+    """The folder whose ``.driftcli`` applies to a command's score: the one ``named``
+    (``--project``); for a session file given by path, the session's own directory while
+    it exists; the folder above the working directory whose session it is
+    (``found_in``); else ``default`` (the working directory, or watch's project)."""
+    if named is not None:
+        return named
+    if path_given and session.cwd and Path(session.cwd).is_dir():
+        return Path(session.cwd)
+    return found_in if found_in is not None else default
 
 
 UNCHANGED = "unchanged since the last recorded score"

@@ -315,11 +315,13 @@ class Watcher:
         return self._path
 
     def _config_project(self, session: Session) -> Path:
-        if self.target.config_project is not None:
-            return self.target.config_project
-        if self.target.path is not None and session.cwd and Path(session.cwd).is_dir():
-            return Path(session.cwd)
-        return self._found_in if self._found_in is not None else self.target.project
+        return engine.config_project(
+            named=self.target.config_project,
+            path_given=self.target.path is not None,
+            session=session,
+            found_in=self._found_in,
+            default=self.target.project,
+        )
 
     def frame(self, *, mode: str = "file events", width: int | None = None) -> list[str]:
         """Read the session (new lines only), score it, and render the dashboard.
