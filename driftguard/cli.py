@@ -546,12 +546,7 @@ def _status(args: argparse.Namespace) -> int:
             with a ``config error: <file>`` segment.
     """
     from driftguard import livecache
-    from driftguard.adapters import (
-        get_adapter,
-        locator_adapter,
-        resolve_cli,
-        session_id_from_path,
-    )
+    from driftguard.adapters import locator_adapter, resolve_cli
     from driftguard.statusline import render_status, room_left
 
     _check_project(args)
@@ -567,12 +562,7 @@ def _status(args: argparse.Namespace) -> int:
     else:
         target = _current_session(args)
         path, cli = target.path, target.cli
-    # the stop hook keys a transcript by its session id, which some files are named after;
-    # any other file (a copy, a subagent's transcript) by its path, so that it never
-    # overwrites the score Claude Code's status line shows for that id
-    named = session_id_from_path(path, cli)
-    own = named is not None and cli is not None and get_adapter(cli).is_session_file_of(path, named)
-    key = named if own and named is not None else f"path:{path.resolve()}"
+    key = livecache.status_key(path, cli)
     try:
         size = path.stat().st_size
     except OSError:

@@ -46,6 +46,7 @@ from typing import Any, Final
 
 from driftguard import paths
 from driftguard._fileio import read_json_object, write_json_atomic
+from driftguard.model import CliName
 
 __all__ = [
     "CACHE_VERSION",
@@ -60,6 +61,7 @@ __all__ = [
     "read_told_loop",
     "read_warned",
     "session_key",
+    "status_key",
     "status_path",
     "warn_path",
     "write_host_window",
@@ -82,6 +84,20 @@ def session_key(session_id: str) -> str:
     if _PLAIN_ID.fullmatch(session_id):
         return session_id
     return "h-" + hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def status_key(path: Path, cli: CliName | None) -> str:
+    """The status cache key of the transcript ``path`` of ``cli`` for a command that has no
+    host payload (``driftguard status``): the session id the stop hook keys it by, when the
+    file is the one its source keeps for that id; any other file (a copy, a subagent's
+    transcript) ``path:<resolved path>``, so that it never overwrites the score Claude
+    Code's status line shows for that id (newcomer's review B6)."""
+    from driftguard.adapters import get_adapter, session_id_from_path
+
+    named = session_id_from_path(path, cli)
+    if named is not None and cli is not None and get_adapter(cli).is_session_file_of(path, named):
+        return named
+    return f"path:{path.resolve()}"
 
 
 def status_path(session_id: str) -> Path:
