@@ -27,11 +27,20 @@ from typing import Any
 __all__ = [
     "complete_temporary",
     "fsync_folder",
+    "is_within",
     "link_new",
     "read_json_object",
     "write_atomic",
     "write_json_atomic",
 ]
+
+
+def is_within(folder: Path, project: Path) -> bool:
+    """Whether ``folder`` is ``project`` or lies inside it, both made absolute with every
+    symlink resolved (never raises: a loop or a missing part resolves as far as it can)."""
+    inner, outer = Path(os.path.realpath(folder)), Path(os.path.realpath(project))
+    return inner == outer or inner.is_relative_to(outer)
+
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _BINARY = getattr(os, "O_BINARY", 0)

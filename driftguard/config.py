@@ -74,6 +74,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeVar
 
+from driftguard._fileio import is_within
 from driftguard._values import describe, parse_weight
 from driftguard.errors import ConfigError, DuplicateKeyError, UnknownNameError, from_os_error
 from driftguard.model import FACTOR_NAMES, WARN_THRESHOLDS, Scoring
@@ -270,7 +271,9 @@ def _trusted_folders(
     warnings: list[str] = []
     for settings in files:
         for folder in settings.session_folders:
-            if settings is project_file and not _inside(folder, project):
+            if settings is project_file and not (
+                project is not None and is_within(folder, project)
+            ):
                 warnings.append(
                     f"{settings.source}: sessionFolders: {folder} is outside the project, "
                     "ignored (list folders outside it in ~/.driftclirc)"
@@ -278,16 +281,6 @@ def _trusted_folders(
                 continue
             folders.append(folder)
     return tuple(folders), warnings
-
-
-def _inside(folder: Path, project: Path | None) -> bool:
-    """Whether ``folder`` is ``project`` or lies under it, symlinks resolved."""
-    if project is None:
-        return False
-    try:
-        return folder.resolve().is_relative_to(project.resolve())
-    except (OSError, RuntimeError):
-        return False
 
 
 def _latest(values: list[_T | None], default: _T) -> _T:

@@ -74,7 +74,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from driftguard import _process, discovery, paths
-from driftguard._fileio import write_atomic
+from driftguard._fileio import is_within, write_atomic
 from driftguard.adapters import ADAPTERS, get_adapter
 from driftguard.adapters._common import load_record
 from driftguard.adapters._scan import IdQuery, ProjectPaths, is_under
@@ -435,17 +435,10 @@ def _by_env_session_id(env: Mapping[str, str], root: Path) -> ResolvedSession | 
     named = env.get(CLAUDE_PROJECT_ENV, "").strip()
     if not session_id or not named or _looks_like_path(session_id):
         return None
-    if not _within(root, Path(named)):
+    if not is_within(root, Path(named)):
         return None
     path = get_adapter("claude_code").session_in_project(ProjectPaths.of(Path(named)), session_id)
     return ResolvedSession(path, "claude_code", "env_session_id") if path is not None else None
-
-
-def _within(folder: Path, project: Path) -> bool:
-    """Whether ``folder`` is ``project`` or inside it (both made absolute, symlinks
-    resolved)."""
-    inner, outer = Path(os.path.realpath(folder)), Path(os.path.realpath(project))
-    return inner == outer or inner.is_relative_to(outer)
 
 
 def resolve_session(
@@ -579,7 +572,7 @@ def _this_hosts_session(
             and bool(transcript)
             and wanted in (None, cli)
             and isinstance(named, str)
-            and _within(root, Path(named))
+            and is_within(root, Path(named))
         )
         if ours and isinstance(transcript, str):
             path = Path(transcript)
