@@ -211,6 +211,12 @@ class _Gate:
         self.redactions.extend(result.redactions)
         return printable(result.text)
 
+    def verdicts(self, withheld: Iterable[str], redactions: Iterable[Redaction]) -> None:
+        """Count what the gate withheld or redacted before (the compaction ledger gates
+        each source whole before it cuts an excerpt: :mod:`driftguard.ledger`)."""
+        self.withheld.extend(withheld)
+        self.redactions.extend(redactions)
+
 
 def build_handoff(
     session: Session, report: DriftReport, *, saved_to: str | None = None, hooked: bool = True
@@ -248,6 +254,8 @@ def build_handoff(
     errors = _last_errors(gated, session.messages, session.cwd)
     whole = ledger_view(session, gated=gated, limit=None)  # each excerpt gated once
     ledger = LedgerView(whole.count, whole.entries[-LEDGER_SHOWN:])
+    for record in session.compaction_ledger[-len(ledger.entries) :] if ledger.entries else ():
+        gated.verdicts(record.dropped_withheld, record.dropped_redactions)
     kept = _files_kept(gated, session, edited)
     dropped = _files_dropped(whole, (*edited, *kept))
     files = (*edited, *kept, *dropped)

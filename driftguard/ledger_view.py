@@ -6,8 +6,11 @@ report and the handoff.
 (built by its adapter, :mod:`driftguard.ledger`) into what is shown: per compaction its
 number, time, trigger, context size and what it dropped — edited files relative to the
 session's working directory, constraint sentences, error lines — or why that cannot be
-told. Every excerpt passes :func:`driftguard.secrets.gate` first (an excerpt it withholds
-whole is counted, never shown), then :func:`driftguard.terminal.printable`, and is cut to
+told. The ledger cut each constraint and error from its source after the gate saw the
+whole source (:mod:`driftguard.ledger`), and only counted a source it withheld whole; here
+every excerpt passes :func:`driftguard.secrets.gate` (again, for constraints and errors:
+an excerpt it withholds whole is counted, never shown), then
+:func:`driftguard.terminal.printable`, and is cut to
 :data:`CONSTRAINT_CHARS` / :data:`ERROR_CHARS` / :data:`PATH_CHARS` characters after the
 gate (never inside a redaction marker), so a cut never leaves half a secret unrecognised.
 
@@ -369,6 +372,6 @@ def _entry(record: CompactionRecord, number: int, cwd: str | None, gated: Gate) 
         files=files,
         constraints=constraints,
         errors=errors,
-        withheld=withheld,
+        withheld=withheld + len(record.dropped_withheld),
         unknown=record.dropped_unknown,
     )

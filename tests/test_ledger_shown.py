@@ -34,8 +34,9 @@ from driftguard.cli import main
 from driftguard.handoff import build_handoff
 from driftguard.handoff_draft import placeholders_left
 from driftguard.history import HistoryStore
+from driftguard.ledger import LedgerBuilder
 from driftguard.ledger_view import LEDGER_SHOWN, ledger_view
-from driftguard.model import CompactionRecord
+from driftguard.model import CompactionRecord, ParsedMessage, ToolCall
 from driftguard.presets import load_preset
 from driftguard.report_html import render_session_page
 from driftguard.scoring import score_session
@@ -467,3 +468,84 @@ async def test_get_handoff_lists_what_the_last_compaction_dropped(
     assert schema is not None
     ledger = schema["$defs"]["CompactionsInfo"]["properties"]["ledger"]
     assert f"at most {LEDGER_SHOWN}" in ledger["description"]
+
+
+# --- the gate sees the whole source (review: the secret gate was applied after the cut) ---
+
+ENV_DUMP = (
+    "DB_HOST=db.internal.example\n"
+    "DB_PASSWORD=Vt7qLm2xRw9pZk4s\n"
+    "STRIPE_SECRET_KEY=rk_live_8fJ2mQ9xT4vB7nL1pR6w\n"
+    "SESSION_SECRET=0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b\n"
+)
+"""A failed result that is a ``.env`` dump: its first line, which the ledger would pick as
+the error line, says nothing secret on its own."""
+
+
+def _env_dump_story() -> list[Event]:
+    """The story whose failed run before the compaction printed :data:`ENV_DUMP`."""
+    return [
+        dataclasses.replace(e, text="./check-config", output=ENV_DUMP) if e.kind == "shell" else e
+        for e in story(1)
+    ]
+
+
+def test_a_failed_result_the_gate_withholds_whole_is_counted_and_never_shown_as_dropped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, _env_dump_story())
+    view = ledger_view(parse_session(path))
+    assert view.last is not None
+    assert view.last.errors == ()
+    assert view.last.withheld == 1
+    assert "1 excerpt withheld by the secret gate" in view.last.phrases()
+    assert main(["score", str(path)]) == 0
+    assert main(["score", str(path), "--json"]) == 0
+    session = parse_session(path)
+    handoff = build_handoff(session, score_session(session, weights=CODING))
+    assert "a .env dump" in handoff.withheld_reasons
+    timeline = session_timeline(
+        path, project_for=lambda _: None, store=HistoryStore(tmp_path / "h")
+    ).timeline
+    shown = "\n".join(
+        [capsys.readouterr().out, handoff.prompt, handoff.draft, render_session_page(timeline)]
+    )
+    for line in ENV_DUMP.splitlines():
+        assert line.split("=")[0] not in shown
+        assert line.split("=")[1] not in shown
+
+
+def test_a_rule_in_a_prompt_the_gate_withholds_whole_is_counted_and_never_shown() -> None:
+    builder = LedgerBuilder()
+    prompt = f"Never print these values in logs.\n{ENV_DUMP}"
+    builder.compacted(
+        [ParsedMessage(role="user", content=prompt)], timestamp=None, cwd=CWD, kept=()
+    )
+    (record,) = builder.records()
+    assert record.dropped_constraints == ()
+    assert record.dropped_withheld == ("a .env dump",)
+
+
+def test_a_dropped_error_is_cut_from_its_result_after_the_gate_saw_the_whole_result() -> None:
+    pem = (
+        "-----BEGIN RSA PRIVATE KEY-----\n"
+        "MIIEowIBAAKCAQEA7ZkQ2Vb1sY5nJ8cXr3pL0mW6tD9fK4hG2aQ1uE8oN3iR5vB\n"
+        "-----END RSA PRIVATE KEY-----\n"
+    )
+    builder = LedgerBuilder()
+    builder.compacted(
+        [
+            ParsedMessage(
+                role="assistant",
+                content="",
+                tool_calls=(
+                    ToolCall(name="Bash", args_digest="0", kind="shell", command="cat key.pem"),
+                ),
+            ),
+            ParsedMessage(role="tool", content=pem, is_error=True),
+        ],
+        timestamp=None,
+        cwd=CWD,
+    )
+    (record,) = builder.records()
+    assert not any("PRIVATE KEY-----" in e or "MIIEow" in e for e in record.dropped_errors)
