@@ -67,7 +67,13 @@ from dataclasses import dataclass, field
 
 from driftguard.handoff_draft import PLACEHOLDERS
 from driftguard.ledger import error_line, latest_errors, one_line, relative
-from driftguard.ledger_view import LEDGER_SHOWN, LedgerView, clip, ledger_view
+from driftguard.ledger_view import (
+    LEDGER_SHOWN,
+    LedgerView,
+    clip,
+    ledger_view,
+    numbered_records,
+)
 from driftguard.model import CliName, ParsedMessage, Session, State, ToolCall
 from driftguard.scoring.composite import DriftReport
 from driftguard.scoring.report import display_round
@@ -198,18 +204,27 @@ class Handoff:
 
 @dataclass(slots=True)
 class _Gate:
-    """Gates excerpts and keeps count of what was redacted or withheld."""
+    """Gates excerpts and keeps count of what was redacted or withheld: only excerpts the
+    handoff shows pass it, and an excerpt shown twice (a file a compaction dropped, in the
+    file list and in what the compaction dropped) is counted once."""
 
     redactions: list[Redaction] = field(default_factory=list)
     withheld: list[str] = field(default_factory=list)
+    seen: dict[str, str | None] = field(default_factory=dict)
 
     def __call__(self, text: str) -> str | None:
-        result = gate(text[:GATE_CHARS])
+        text = text[:GATE_CHARS]
+        if text in self.seen:
+            return self.seen[text]
+        result = gate(text)
         if result.text is None:
             self.withheld.append(result.dropped_reason or "credential-file contents")
-            return None
-        self.redactions.extend(result.redactions)
-        return printable(result.text)
+            shown = None
+        else:
+            self.redactions.extend(result.redactions)
+            shown = printable(result.text)
+        self.seen[text] = shown
+        return shown
 
     def verdicts(self, withheld: Iterable[str], redactions: Iterable[Redaction]) -> None:
         """Count what the gate withheld or redacted before (the compaction ledger gates
@@ -252,12 +267,11 @@ def build_handoff(
     edited = _files_modified(gated, calls, session.cwd)
     commands = _commands(gated, calls)
     errors = _last_errors(gated, session.messages, session.cwd)
-    whole = ledger_view(session, gated=gated, limit=None)  # each excerpt gated once
-    ledger = LedgerView(whole.count, whole.entries[-LEDGER_SHOWN:])
-    for record in session.compaction_ledger[-len(ledger.entries) :] if ledger.entries else ():
+    ledger = ledger_view(session, gated=gated)  # the compactions the draft lists
+    for _, record in numbered_records(session)[-LEDGER_SHOWN:]:
         gated.verdicts(record.dropped_withheld, record.dropped_redactions)
     kept = _files_kept(gated, session, edited)
-    dropped = _files_dropped(whole, (*edited, *kept))
+    dropped = _files_dropped(gated, session, (*edited, *kept))
     files = (*edited, *kept, *dropped)
     path = _gated_line(gated, session.path) or "(withheld)"
     facts = _Facts(
@@ -344,15 +358,18 @@ def _files_kept(gated: _Gate, session: Session, edited: tuple[str, ...]) -> dict
     return kept
 
 
-def _files_dropped(ledger: LedgerView, edited: tuple[str, ...]) -> dict[str, int]:
-    """The files the compactions of ``ledger`` (every one) dropped, as shown (gated,
-    relative to the cwd) → the number of the first compaction that dropped each, oldest
-    first, less those in ``edited`` (edited again since the last compaction)."""
+def _files_dropped(gated: _Gate, session: Session, edited: Iterable[str]) -> dict[str, int]:
+    """The files the compactions of ``session`` (every one) dropped, as shown (gated,
+    relative to the cwd, not cut: compared whole with ``edited``) → the number of the
+    first compaction that dropped each, oldest first, less those in ``edited`` (edited
+    again since the last compaction, or kept by it)."""
+    listed = set(edited)
     dropped: dict[str, int] = {}
-    for entry in ledger.entries:
-        for path in entry.files:
-            if path not in edited:
-                dropped.setdefault(path, entry.number)
+    for number, record in numbered_records(session):
+        for path in record.dropped_files:
+            shown = _gated_line(gated, relative(path, session.cwd))
+            if shown and shown not in listed:
+                dropped.setdefault(shown, number)
     return dropped
 
 

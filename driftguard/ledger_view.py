@@ -51,6 +51,7 @@ __all__ = [
     "LedgerView",
     "clip",
     "ledger_view",
+    "numbered_records",
 ]
 
 LEDGER_SHOWN = 5
@@ -329,8 +330,7 @@ def ledger_view(
         limit: how many of the latest compactions to view; ``None`` for all (the report).
     """
     records: Sequence[CompactionRecord] = session.compaction_ledger
-    first = max(0, session.compactions - len(records)) + 1
-    numbered = list(enumerate(records, start=first))
+    numbered = numbered_records(session)
     if limit is not None:
         numbered = numbered[-limit:]
     if gated is None:
@@ -338,6 +338,14 @@ def ledger_view(
     else:
         entries = tuple(_entry(r, n, session.cwd, gated) for n, r in numbered)
     return LedgerView(max(session.compactions, len(records)), entries)
+
+
+def numbered_records(session: Session) -> list[tuple[int, CompactionRecord]]:
+    """``session``'s compaction ledger, oldest first, each record with its compaction's
+    1-based number in the session (a ledger shorter than the count holds the latest)."""
+    records = session.compaction_ledger
+    first = max(0, session.compactions - len(records)) + 1
+    return list(enumerate(records, start=first))
 
 
 @functools.lru_cache(maxsize=256)

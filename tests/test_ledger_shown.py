@@ -549,3 +549,40 @@ def test_a_dropped_error_is_cut_from_its_result_after_the_gate_saw_the_whole_res
     )
     (record,) = builder.records()
     assert not any("PRIVATE KEY-----" in e or "MIIEow" in e for e in record.dropped_errors)
+
+
+def test_the_handoff_counts_only_the_secrets_of_what_its_draft_shows() -> None:
+    records = tuple(
+        CompactionRecord(
+            timestamp=float(n),
+            dropped_constraints=(
+                f"Never send the key {SECRET} anywhere." if n == 1 else f"Never do thing {n}.",
+            ),
+        )
+        for n in range(1, LEDGER_SHOWN + 3)
+    )
+    session = dataclasses.replace(
+        _bare_session(), compactions=len(records), compaction_ledger=records
+    )
+    handoff = build_handoff(session, score_session(session, weights=CODING))
+    assert "thing 2." not in handoff.draft  # compactions 1 and 2 are not listed
+    assert handoff.redactions == ()
+    assert "redacted" not in handoff.prompt
+
+
+def test_a_long_path_edited_again_since_a_compaction_that_dropped_it_is_listed_once() -> None:
+    long_path = f"{CWD}/src/" + "deeply/" * 40 + "nested.py"
+    edit = ToolCall(name="Edit", args_digest="1", target_path=long_path, kind="edit")
+    session = dataclasses.replace(
+        _bare_session(),
+        messages=(
+            ParsedMessage(role="user", content="Carry on."),
+            ParsedMessage(role="assistant", content="", tool_calls=(edit,)),
+        ),
+        compactions=1,
+        compaction_ledger=(CompactionRecord(dropped_files=(long_path,)),),
+    )
+    handoff = build_handoff(session, score_session(session, weights=CODING))
+    files = _section(handoff.draft, "## Files modified")
+    assert len(files) == 1
+    assert handoff.files_modified == (long_path.removeprefix(f"{CWD}/"),)
