@@ -70,7 +70,6 @@ from driftguard.ledger import error_line, latest_errors, one_line, relative
 from driftguard.ledger_view import (
     LEDGER_SHOWN,
     LedgerView,
-    clip,
     ledger_view,
     numbered_records,
 )
@@ -79,7 +78,7 @@ from driftguard.scoring.composite import DriftReport
 from driftguard.scoring.report import display_round
 from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE, host_name
 from driftguard.secrets import Redaction, gate
-from driftguard.terminal import printable
+from driftguard.terminal import clip, printable
 
 __all__ = [
     "COMMAND_LIMIT",

@@ -39,8 +39,8 @@ from typing import Any
 from driftguard.ledger import one_line, relative
 from driftguard.model import CompactionRecord, CompactionTrigger, Session
 from driftguard.scoring.format import iso_utc, when_utc
-from driftguard.secrets import MARKER_PATTERN, gate
-from driftguard.terminal import printable
+from driftguard.secrets import gate
+from driftguard.terminal import clip, printable
 
 __all__ = [
     "CONSTRAINT_CHARS",
@@ -49,7 +49,6 @@ __all__ = [
     "PATH_CHARS",
     "EntryView",
     "LedgerView",
-    "clip",
     "ledger_view",
     "numbered_records",
 ]
@@ -69,18 +68,6 @@ GATE_CHARS = 20_000
 
 Gate = Callable[[str], str | None]
 """An excerpt → its gated, printable text, or ``None`` when the gate withholds it whole."""
-
-
-def clip(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters with "…", never inside a redaction marker."""
-    if len(text) <= limit:
-        return text
-    cut = limit - 1
-    for found in MARKER_PATTERN.finditer(text, 0, limit + 64):
-        if found.start() < cut < found.end():
-            cut = found.start()
-            break
-    return text[:cut].rstrip() + "…"
 
 
 def _default_gate(text: str) -> str | None:
@@ -177,13 +164,13 @@ class EntryView:
         """:meth:`headline` (without ``where``) in at most ``width`` characters: as many of
         :meth:`phrases` as fit whole, then ``; +N more`` for the ``N`` left out
         (``Last compaction dropped: the constraint “…”; +2 more``); the first phrase is cut
-        with "…" when even it does not fit (it may then end inside a redaction marker:
-        the gate replaced the secret before). A headline without phrases is cut only."""
+        with "…" when even it does not fit. A headline without phrases is cut only. Cuts
+        are :func:`~driftguard.terminal.clip`'s: never inside a redaction marker."""
         phrases = self.phrases()
         head = "Last compaction dropped: "
         if self.unknown is not None or not phrases:
             line = self.headline()
-            return line if len(line) <= width else line[: max(0, width - 1)] + "…"
+            return clip(line, width)
         for shown in range(len(phrases), 0, -1):
             rest = len(phrases) - shown
             line = head + "; ".join(phrases[:shown]) + (f"; +{rest} more" if rest else "")
@@ -191,7 +178,7 @@ class EntryView:
                 return line
         suffix = f"; +{len(phrases) - 1} more" if len(phrases) > 1 else ""
         room = max(1, width - len(head) - len(suffix))
-        first = phrases[0] if len(phrases[0]) <= room else phrases[0][: room - 1] + "…"
+        first = clip(phrases[0], room)
         return (head + first + suffix)[:width]
 
     def to_json(self) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from driftguard.handoff import build_handoff
 from driftguard.handoff_draft import placeholders_left
 from driftguard.history import HistoryStore
 from driftguard.ledger import LedgerBuilder
-from driftguard.ledger_view import LEDGER_SHOWN, ledger_view
+from driftguard.ledger_view import LEDGER_SHOWN, EntryView, ledger_view
 from driftguard.model import CompactionRecord, ParsedMessage, ToolCall
 from driftguard.presets import load_preset
 from driftguard.report_html import render_session_page
@@ -586,3 +586,24 @@ def test_a_long_path_edited_again_since_a_compaction_that_dropped_it_is_listed_o
     files = _section(handoff.draft, "## Files modified")
     assert len(files) == 1
     assert handoff.files_modified == (long_path.removeprefix(f"{CWD}/"),)
+
+
+def test_watch_never_cuts_its_line_inside_a_redaction_marker() -> None:
+    marker = "[REDACTED:anthropic-key:0123abcd]"
+    entry = EntryView(
+        number=1,
+        timestamp=None,
+        trigger=None,
+        tokens_before=None,
+        files=(),
+        constraints=(f"Never send {marker} to the logs or anywhere else at all.",),
+        errors=(),
+        withheld=0,
+        unknown=None,
+    )
+    head = "Last compaction dropped: the constraint “Never send "
+    for width in range(len(head) + 2, len(head) + len(marker) + 2):
+        line = entry.fitted(width)
+        assert len(line) <= width
+        assert line.endswith("…")
+        assert "[REDACTED" not in line or marker in line
