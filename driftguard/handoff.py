@@ -68,8 +68,10 @@ from dataclasses import dataclass, field
 from driftguard.handoff_draft import PLACEHOLDERS
 from driftguard.ledger import error_line, latest_errors, one_line, relative
 from driftguard.ledger_view import (
+    GATE_CHARS,
     LEDGER_SHOWN,
     LedgerView,
+    gate_printable,
     ledger_view,
     numbered_records,
 )
@@ -77,8 +79,8 @@ from driftguard.model import CliName, ParsedMessage, Session, State, ToolCall
 from driftguard.scoring.composite import DriftReport
 from driftguard.scoring.report import display_round
 from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE, host_name
-from driftguard.secrets import Redaction, gate
-from driftguard.terminal import clip, printable
+from driftguard.secrets import Redaction
+from driftguard.terminal import clip
 
 __all__ = [
     "COMMAND_LIMIT",
@@ -116,10 +118,6 @@ GOAL_CHARS = 500
 """Characters kept of the goal."""
 SUMMARY_CHARS = 600
 """Characters kept of the compaction summary."""
-GATE_CHARS = 20_000
-"""Characters of one message passed to the gate. Only the first few hundred are ever
-shown, so a secret cut at this point lies far outside what is shown (and a private key
-block cut in half is dropped as incomplete)."""
 SUMMARY_PREAMBLE = re.compile(
     r"\s*This session is being continued from a previous conversation that ran out of "
     r"context\.\s+(?:The conversation is summarized below:"
@@ -212,18 +210,16 @@ class _Gate:
     seen: dict[str, str | None] = field(default_factory=dict)
 
     def __call__(self, text: str) -> str | None:
-        text = text[:GATE_CHARS]
-        if text in self.seen:
-            return self.seen[text]
-        result = gate(text)
+        """:func:`~driftguard.ledger_view.gate_printable`'s text, its verdict counted."""
+        key = text[:GATE_CHARS]
+        if key in self.seen:
+            return self.seen[key]
+        result = gate_printable(key)
         if result.text is None:
             self.withheld.append(result.dropped_reason or "credential-file contents")
-            shown = None
-        else:
-            self.redactions.extend(result.redactions)
-            shown = printable(result.text)
-        self.seen[text] = shown
-        return shown
+        self.redactions.extend(result.redactions)
+        self.seen[key] = result.text
+        return result.text
 
     def verdicts(self, withheld: Iterable[str], redactions: Iterable[Redaction]) -> None:
         """Count what the gate withheld or redacted before (the compaction ledger gates

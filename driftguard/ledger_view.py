@@ -31,16 +31,20 @@ The JSON object (``compactions`` in ``driftguard score --json`` and ``get_drift`
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from driftguard.ledger import one_line, relative
 from driftguard.model import CompactionRecord, CompactionTrigger, Session
 from driftguard.scoring.format import iso_utc, when_utc
 from driftguard.secrets import gate
 from driftguard.terminal import clip, printable
+
+if TYPE_CHECKING:
+    from driftguard.secrets import GatedText
 
 __all__ = [
     "CONSTRAINT_CHARS",
@@ -49,6 +53,7 @@ __all__ = [
     "PATH_CHARS",
     "EntryView",
     "LedgerView",
+    "gate_printable",
     "ledger_view",
     "numbered_records",
 ]
@@ -64,16 +69,27 @@ PATH_CHARS = 200
 FILES_NAMED = 3
 """Files a sentence names before saying how many more there are."""
 GATE_CHARS = 20_000
-"""Characters of one excerpt passed to the gate (a kept excerpt is far shorter)."""
+"""Characters of one excerpt passed to the gate (here and in the handoff). Only the first
+few hundred are ever shown, so a secret cut at this point lies far outside what is shown
+(and a private key block cut in half is dropped as incomplete)."""
 
 Gate = Callable[[str], str | None]
 """An excerpt → its gated, printable text, or ``None`` when the gate withholds it whole."""
 
 
+def gate_printable(text: str) -> GatedText:
+    """The first :data:`GATE_CHARS` of ``text`` through :func:`driftguard.secrets.gate`,
+    the text it passes made :func:`~driftguard.terminal.printable`: the gate of every
+    excerpt shown here and in the handoff (which counts its verdicts)."""
+    result = gate(text[:GATE_CHARS])
+    if result.text is None:
+        return result
+    return dataclasses.replace(result, text=printable(result.text))
+
+
 def _default_gate(text: str) -> str | None:
-    """:func:`driftguard.secrets.gate`, then :func:`~driftguard.terminal.printable`."""
-    passed = gate(text[:GATE_CHARS]).text
-    return printable(passed) if passed is not None else None
+    """:func:`gate_printable`'s text."""
+    return gate_printable(text).text
 
 
 @dataclass(frozen=True, slots=True)
