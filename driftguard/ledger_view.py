@@ -40,7 +40,6 @@ from typing import TYPE_CHECKING, Any
 from driftguard.ledger import one_line, relative
 from driftguard.model import CompactionRecord, CompactionTrigger, Session
 from driftguard.scoring.format import iso_utc, when_utc
-from driftguard.secrets import gate
 from driftguard.terminal import clip, printable
 
 if TYPE_CHECKING:
@@ -80,7 +79,11 @@ Gate = Callable[[str], str | None]
 def gate_printable(text: str) -> GatedText:
     """The first :data:`GATE_CHARS` of ``text`` through :func:`driftguard.secrets.gate`,
     the text it passes made :func:`~driftguard.terminal.printable`: the gate of every
-    excerpt shown here and in the handoff (which counts its verdicts)."""
+    excerpt shown here and in the handoff (which counts its verdicts). The gate is
+    imported here, the first time an excerpt is shown: a session without compactions
+    never needs it (the server's first ``get_drift`` is faster without it)."""
+    from driftguard.secrets import gate
+
     result = gate(text[:GATE_CHARS])
     if result.text is None:
         return result
