@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from driftguard.ledger import one_line, relative
 from driftguard.model import CompactionRecord, CompactionTrigger, Session
-from driftguard.scoring.format import iso_utc, when_utc
+from driftguard.scoring.format import iso_utc, plural, when_utc
 from driftguard.terminal import clip, printable
 
 if TYPE_CHECKING:
@@ -141,33 +141,25 @@ class EntryView:
             *(f"the edited file {path(f)}" for f in self.files),
             *(f"the error {error(e)}" for e in self.errors),
             *(
-                [f"{self.withheld} excerpt{'s' * (self.withheld != 1)} withheld by the secret gate"]
+                [f"{plural(self.withheld, 'excerpt')} withheld by the secret gate"]
                 if self.withheld
                 else []
             ),
         )
 
-    def dropped_text(self, *, code: Callable[[str], str] | None = None) -> str:
-        """``dropped: the constraint “…”; the edited file src/db.py`` (at most
-        :data:`FILES_NAMED` files, then how many more), ``dropped no edited file,
-        constraint or error``, or ``what it dropped is unknown: …``."""
+    def dropped_text(
+        self, *, code: Callable[[str], str] | None = None, files: int | None = FILES_NAMED
+    ) -> str:
+        """``dropped: the constraint “…”; the edited file src/db.py`` (at most ``files``
+        files, the last ones, then how many more; every one when ``None``), ``dropped no
+        edited file, constraint or error``, or ``what it dropped is unknown: …``."""
         if self.unknown is not None:
             return f"what it dropped is unknown: {self.unknown}"
-        shown = EntryView(
-            self.number,
-            self.timestamp,
-            self.trigger,
-            self.tokens_before,
-            self.files[-FILES_NAMED:],
-            self.constraints,
-            self.errors,
-            self.withheld,
-            None,
-        )
-        phrases = list(shown.phrases(code=code))
-        more = len(self.files) - len(shown.files)
+        named = self.files if files is None else self.files[max(0, len(self.files) - files) :]
+        phrases = list(dataclasses.replace(self, files=named).phrases(code=code))
+        more = len(self.files) - len(named)
         if more:
-            phrases.append(f"{more} more edited file{'s' * (more != 1)}")
+            phrases.append(plural(more, "more edited file"))
         if not phrases:
             return "dropped no edited file, constraint or error"
         return "dropped: " + "; ".join(phrases)

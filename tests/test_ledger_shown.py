@@ -336,7 +336,7 @@ def test_the_report_marks_each_compaction_with_what_it_dropped(tmp_path: Path) -
     page = render_session_page(timeline)
     titles = re.findall(r'<g class="compaction-marker"><title>(.*?)</title>', page)
     assert len(titles) == 2
-    assert "dropped the constraint “Never touch migrations/.”" in titles[0]
+    assert "dropped: the constraint “Never touch migrations/.”" in titles[0]
     assert "automatic at 150,000 tokens" in titles[0]
     data = _page_data(page)
     assert data["compactions"][1]["dropped"] == list(second.dropped)
