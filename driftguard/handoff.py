@@ -45,14 +45,16 @@ follows the last compaction, design §5.1):
 - **what compactions dropped** — the compaction ledger (:mod:`driftguard.ledger_view`,
   built by the adapter from the messages before each compaction, which the remembered
   conversation no longer holds): the files, rules and errors the last compaction dropped,
-  and the rules earlier ones dropped, in the last section of the draft and in
-  ``compaction_dropped``.
+  and those the earlier listed ones dropped (or that what they dropped is unknown), in the
+  last section of the draft and in ``compaction_dropped``.
 - **score, state, factors** — from the report.
 
 Every excerpt (goal, summary, commands, error output, file paths, what a compaction
 dropped, the session's cwd and path) passes :func:`driftguard.secrets.gate` *before* it
-is cut to length, so a cut can never leave half a secret unrecognised; excerpts the gate
-drops (credential-file contents) are counted and noted in the prompt. Nothing else of a
+is cut to length, so a cut can never leave half a secret unrecognised (the compaction
+ledger cut its rules and errors from their sources after the gate saw the whole source:
+:mod:`driftguard.ledger`); excerpts the gate drops (credential-file contents) are counted
+and noted in the prompt — only those of what the draft shows. Nothing else of a
 tool result is ever copied: successful tool output and assistant text never reach the
 prompt. Markers are never cut in half.
 
@@ -544,8 +546,9 @@ def _draft(facts: _Facts) -> list[str]:
 
 
 def _ledger_lines(ledger: LedgerView) -> list[str]:
-    """What the last compaction dropped and the rules earlier ones dropped, as draft
-    lines (issue #13 item 3): the model that writes the handoff says which still hold."""
+    """What the last compaction dropped and what the earlier listed ones dropped (rules,
+    files, errors), as draft lines (issue #13 item 3): the model that writes the handoff
+    says which still hold."""
     sentences = (ledger.sentence(code=_code), ledger.earlier_sentence(code=_code))
     return [f"- {sentence}" for sentence in sentences if sentence]
 

@@ -204,6 +204,19 @@ class EntryView:
         }
 
 
+def _compactions(numbers: Sequence[int]) -> str:
+    """``compaction 2``, ``compactions 1–35``, ``compactions 3–4, 6``: ``numbers`` (in
+    order) in words, runs of consecutive ones as a range."""
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    spans = ", ".join(f"{r[0]}" if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
+    return f"compaction{'s' * (len(numbers) != 1)} {spans}"
+
+
 def _dropped_json(entry: EntryView | None) -> dict[str, Any]:
     if entry is None:
         return {"files": [], "constraints": [], "errors": [], "withheld": 0}
@@ -235,10 +248,14 @@ class LedgerView:
     def earlier(self) -> EntryView | None:
         """What the listed compactions before the latest dropped, merged into one entry
         (each item once, oldest first; ``number`` the first of them), or ``None`` when the
-        latest is the only one listed: what no later summary or prompt brought back."""
+        latest is the only one listed. Each item is as its compaction's record has it:
+        named neither by its summary nor by a prompt typed before the next compaction (a
+        later mention is not checked). Compactions whose digest is unknown are left out
+        (:meth:`earlier_sentence` says which)."""
         entries = self.entries[:-1]
         if not entries:
             return None
+        entries = tuple(e for e in entries if e.unknown is None) or entries[:1]
 
         def merged(items: Callable[[EntryView], tuple[str, ...]]) -> tuple[str, ...]:
             return tuple(dict.fromkeys(x for e in entries for x in items(e)))
@@ -265,20 +282,35 @@ class LedgerView:
         - ``Earlier compactions 36–39 dropped: …; what compactions 1–35 dropped is not
           listed.`` when only the latest :data:`LEDGER_SHOWN` are (the report lists
           every one);
-        - ``""`` when every earlier one is listed and none dropped anything, or the
-          latest is the only compaction.
+        - ``Earlier compaction 2 dropped …; what compaction 1 dropped is unknown: ….``
+          when the file no longer tells what some of them dropped;
+        - ``""`` when every earlier one is listed, each is known and none dropped
+          anything, or the latest is the only compaction.
         """
         earlier = self.earlier()
         if earlier is None:
             return ""
-        first, last = earlier.number, self.entries[-2].number
-        hidden = first - 1
-        dropped = earlier.dropped_text(code=code)
-        if not hidden:
-            return f"Earlier compactions {dropped}." if earlier.phrases() else ""
-        span = f"compaction {first}" if first == last else f"compactions {first}–{last}"
-        unlisted = "compaction 1" if hidden == 1 else f"compactions 1–{hidden}"
-        return f"Earlier {span} {dropped}; what {unlisted} dropped is not listed."
+        entries = self.entries[:-1]
+        known = [e.number for e in entries if e.unknown is None]
+        unknown = [e for e in entries if e.unknown is not None]
+        hidden = entries[0].number - 1
+        if not hidden and not unknown:
+            return (
+                f"Earlier compactions {earlier.dropped_text(code=code)}."
+                if earlier.phrases()
+                else ""
+            )
+        clauses = (
+            [f"Earlier {_compactions(known)} {earlier.dropped_text(code=code)}"] if known else []
+        )
+        if unknown:
+            reasons = "; ".join(dict.fromkeys(e.unknown or "" for e in unknown))
+            numbers = _compactions([e.number for e in unknown])
+            clauses.append(f"what {numbers} dropped is unknown: {reasons}")
+        if hidden:
+            clauses.append(f"what {_compactions(list(range(1, hidden + 1)))} dropped is not listed")
+        text = "; ".join(clauses)
+        return f"{text[:1].upper()}{text[1:]}."
 
     def sentence(self, *, code: Callable[[str], str] | None = None) -> str:
         """``The last compaction dropped: the constraint “…”.``, or ``What the last

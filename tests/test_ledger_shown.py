@@ -607,3 +607,24 @@ def test_watch_never_cuts_its_line_inside_a_redaction_marker() -> None:
         assert len(line) <= width
         assert line.endswith("…")
         assert "[REDACTED" not in line or marker in line
+
+
+def test_the_earlier_line_says_which_earlier_compactions_dropped_what_is_unknown() -> None:
+    reason = "Gemini CLI rewrote the session whole"
+    records = (
+        CompactionRecord(dropped_unknown=reason),
+        CompactionRecord(),
+        CompactionRecord(dropped_constraints=("Never do thing 3.",)),
+    )
+    session = dataclasses.replace(_bare_session(), compactions=3, compaction_ledger=records)
+    assert ledger_view(session).lines()[1] == (
+        f"Earlier compaction 2 dropped no edited file, constraint or error; "
+        f"what compaction 1 dropped is unknown: {reason}."
+    )
+    many = (*(CompactionRecord() for _ in range(4)), *records)
+    session = dataclasses.replace(session, compactions=7, compaction_ledger=many)
+    assert ledger_view(session).lines()[1] == (
+        "Earlier compactions 3–4, 6 dropped no edited file, constraint or error; "
+        f"what compaction 5 dropped is unknown: {reason}; "
+        "what compactions 1–2 dropped is not listed."
+    )
