@@ -23,15 +23,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from driftguard import discovery
 from driftguard.adapters import get_adapter
 from driftguard.compaction import HostSetting, read_compaction_settings, usable_window
 from driftguard.config import Config, global_config_path, load_config, project_config_path
 from driftguard.errors import ConfigError, from_os_error
-from driftguard.handoff import HANDED_OVER_BY_HOOK, Handoff, build_handoff
-from driftguard.handoff_files import SavedHandoff, handoff_files, handoff_target, save_handoff
 from driftguard.history import (
     HistoryStore,
     Snapshot,
@@ -52,8 +50,12 @@ from driftguard.scoring.report import (
     render_text,
     to_json_dict,
 )
-from driftguard.secrets import gate
 from driftguard.trend import NOT_IN_SESSION_FOLDER, Trend, compute_trend
+
+if TYPE_CHECKING:
+    # imported where a handoff is made: scoring a session needs neither
+    from driftguard.handoff import Handoff
+    from driftguard.handoff_files import SavedHandoff
 
 __all__ = [
     "NOT_IN_SESSION_FOLDER",
@@ -134,6 +136,7 @@ def gated_goal(goal: str | None) -> str | None:
     with a secret redacted still scores, against its ``[REDACTED:…]`` text."""
     if goal is None:
         return None
+    from driftguard.secrets import gate  # only when a goal is given: the gate is slow to import
 
     text = gate(goal).text
     return text.strip() if text is not None and text.strip() else None
@@ -556,6 +559,8 @@ def handoff(
     (:func:`driftguard.setup_scripts.claude_hooks.session_start_installed`).
     ``features`` and ``found_in``: as :func:`drift`.
     """
+    from driftguard.handoff import HANDED_OVER_BY_HOOK, build_handoff
+
     outcome = drift(
         session,
         project=project,
@@ -630,6 +635,8 @@ def write_handoff(
             completed handoff waits and ``replace`` is not given.
         ConfigError: as :func:`drift`.
     """
+    from driftguard.handoff_files import handoff_files, handoff_target, save_handoff
+
     chosen = handoff_target(session, projects, found_for_project=found_for_project)
     target = chosen.project
     made, report = handoff(

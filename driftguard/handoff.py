@@ -45,14 +45,16 @@ follows the last compaction, design §5.1):
 - **what compactions dropped** — the compaction ledger (:mod:`driftguard.ledger_view`,
   built by the adapter from the messages before each compaction, which the remembered
   conversation no longer holds): the files, rules and errors the last compaction dropped,
-  and the rules earlier ones dropped, in the last section of the draft and in
-  ``compaction_dropped``.
+  and those the earlier listed ones dropped (or that what they dropped is unknown), in the
+  last section of the draft and in ``compaction_dropped``.
 - **score, state, factors** — from the report.
 
 Every excerpt (goal, summary, commands, error output, file paths, what a compaction
 dropped, the session's cwd and path) passes :func:`driftguard.secrets.gate` *before* it
-is cut to length, so a cut can never leave half a secret unrecognised; excerpts the gate
-drops (credential-file contents) are counted and noted in the prompt. Nothing else of a
+is cut to length, so a cut can never leave half a secret unrecognised (the compaction
+ledger cut its rules and errors from their sources after the gate saw the whole source:
+:mod:`driftguard.ledger`); excerpts the gate drops (credential-file contents) are counted
+and noted in the prompt — only those of what the draft shows. Nothing else of a
 tool result is ever copied: successful tool output and assistant text never reach the
 prompt. Markers are never cut in half.
 
@@ -67,13 +69,20 @@ from dataclasses import dataclass, field
 
 from driftguard.handoff_draft import PLACEHOLDERS
 from driftguard.ledger import error_line, latest_errors, one_line, relative
-from driftguard.ledger_view import LEDGER_SHOWN, LedgerView, clip, ledger_view
+from driftguard.ledger_view import (
+    GATE_CHARS,
+    LEDGER_SHOWN,
+    LedgerView,
+    gate_printable,
+    ledger_view,
+    numbered_records,
+)
 from driftguard.model import CliName, ParsedMessage, Session, State, ToolCall
 from driftguard.scoring.composite import DriftReport
 from driftguard.scoring.report import display_round
 from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE, host_name
-from driftguard.secrets import Redaction, gate
-from driftguard.terminal import printable
+from driftguard.secrets import Redaction
+from driftguard.terminal import clip
 
 __all__ = [
     "COMMAND_LIMIT",
@@ -111,10 +120,6 @@ GOAL_CHARS = 500
 """Characters kept of the goal."""
 SUMMARY_CHARS = 600
 """Characters kept of the compaction summary."""
-GATE_CHARS = 20_000
-"""Characters of one message passed to the gate. Only the first few hundred are ever
-shown, so a secret cut at this point lies far outside what is shown (and a private key
-block cut in half is dropped as incomplete)."""
 SUMMARY_PREAMBLE = re.compile(
     r"\s*This session is being continued from a previous conversation that ran out of "
     r"context\.\s+(?:The conversation is summarized below:"
@@ -198,18 +203,31 @@ class Handoff:
 
 @dataclass(slots=True)
 class _Gate:
-    """Gates excerpts and keeps count of what was redacted or withheld."""
+    """Gates excerpts and keeps count of what was redacted or withheld: only excerpts the
+    handoff shows pass it, and an excerpt shown twice (a file a compaction dropped, in the
+    file list and in what the compaction dropped) is counted once."""
 
     redactions: list[Redaction] = field(default_factory=list)
     withheld: list[str] = field(default_factory=list)
+    seen: dict[str, str | None] = field(default_factory=dict)
 
     def __call__(self, text: str) -> str | None:
-        result = gate(text[:GATE_CHARS])
+        """:func:`~driftguard.ledger_view.gate_printable`'s text, its verdict counted."""
+        key = text[:GATE_CHARS]
+        if key in self.seen:
+            return self.seen[key]
+        result = gate_printable(key)
         if result.text is None:
             self.withheld.append(result.dropped_reason or "credential-file contents")
-            return None
         self.redactions.extend(result.redactions)
-        return printable(result.text)
+        self.seen[key] = result.text
+        return result.text
+
+    def verdicts(self, withheld: Iterable[str], redactions: Iterable[Redaction]) -> None:
+        """Count what the gate withheld or redacted before (the compaction ledger gates
+        each source whole before it cuts an excerpt: :mod:`driftguard.ledger`)."""
+        self.withheld.extend(withheld)
+        self.redactions.extend(redactions)
 
 
 def build_handoff(
@@ -246,10 +264,11 @@ def build_handoff(
     edited = _files_modified(gated, calls, session.cwd)
     commands = _commands(gated, calls)
     errors = _last_errors(gated, session.messages, session.cwd)
-    whole = ledger_view(session, gated=gated, limit=None)  # each excerpt gated once
-    ledger = LedgerView(whole.count, whole.entries[-LEDGER_SHOWN:])
+    ledger = ledger_view(session, gated=gated)  # the compactions the draft lists
+    for _, record in numbered_records(session)[-LEDGER_SHOWN:]:
+        gated.verdicts(record.dropped_withheld, record.dropped_redactions)
     kept = _files_kept(gated, session, edited)
-    dropped = _files_dropped(whole, (*edited, *kept))
+    dropped = _files_dropped(gated, session, (*edited, *kept))
     files = (*edited, *kept, *dropped)
     path = _gated_line(gated, session.path) or "(withheld)"
     facts = _Facts(
@@ -336,15 +355,18 @@ def _files_kept(gated: _Gate, session: Session, edited: tuple[str, ...]) -> dict
     return kept
 
 
-def _files_dropped(ledger: LedgerView, edited: tuple[str, ...]) -> dict[str, int]:
-    """The files the compactions of ``ledger`` (every one) dropped, as shown (gated,
-    relative to the cwd) → the number of the first compaction that dropped each, oldest
-    first, less those in ``edited`` (edited again since the last compaction)."""
+def _files_dropped(gated: _Gate, session: Session, edited: Iterable[str]) -> dict[str, int]:
+    """The files the compactions of ``session`` (every one) dropped, as shown (gated,
+    relative to the cwd, not cut: compared whole with ``edited``) → the number of the
+    first compaction that dropped each, oldest first, less those in ``edited`` (edited
+    again since the last compaction, or kept by it)."""
+    listed = set(edited)
     dropped: dict[str, int] = {}
-    for entry in ledger.entries:
-        for path in entry.files:
-            if path not in edited:
-                dropped.setdefault(path, entry.number)
+    for number, record in numbered_records(session):
+        for path in record.dropped_files:
+            shown = _gated_line(gated, relative(path, session.cwd))
+            if shown and shown not in listed:
+                dropped.setdefault(shown, number)
     return dropped
 
 
@@ -524,8 +546,9 @@ def _draft(facts: _Facts) -> list[str]:
 
 
 def _ledger_lines(ledger: LedgerView) -> list[str]:
-    """What the last compaction dropped and the rules earlier ones dropped, as draft
-    lines (issue #13 item 3): the model that writes the handoff says which still hold."""
+    """What the last compaction dropped and what the earlier listed ones dropped (rules,
+    files, errors), as draft lines (issue #13 item 3): the model that writes the handoff
+    says which still hold."""
     sentences = (ledger.sentence(code=_code), ledger.earlier_sentence(code=_code))
     return [f"- {sentence}" for sentence in sentences if sentence]
 

@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from driftguard import livecache
 from driftguard.errors import HookInputError
+from driftguard.ledger import one_line
 from driftguard.scoring.format import display_factors
 from driftguard.scoring.loops import loop_key, short_loop
 
@@ -168,13 +169,9 @@ def session_start(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
 # --- Stop ------------------------------------------------------------------------------
 
 
-def _squash(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _has_reply(session: Session, expected: str) -> bool:
     texts = session.assistant_texts
-    return bool(texts) and expected in _squash(texts[-1])
+    return bool(texts) and expected in one_line(texts[-1])
 
 
 def _settled(
@@ -189,9 +186,9 @@ def _settled(
     :data:`SETTLE_SECONDS`; with the file's size when it was last read (bytes)."""
     size = os.stat(path).st_size
     session = cache.get(path)
-    if expected is None or not _squash(expected):
+    if expected is None or not one_line(expected):
         return session, size
-    wanted = _squash(expected)
+    wanted = one_line(expected)
     deadline = clock() + SETTLE_SECONDS
     while not _has_reply(session, wanted) and clock() < deadline:
         sleep(_SETTLE_STEP)

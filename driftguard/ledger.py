@@ -8,9 +8,20 @@ The adapters build the ledger while they parse (:class:`LedgerBuilder`): at each
 compaction the messages before it are still at hand, so the digest costs one pass over
 them, and afterwards each new prompt, reply and tool call is checked against the few
 candidates still open. The scored messages stay what the model remembers (design §5.1);
-only the digest of what was dropped is kept, never the messages. Pure: no I/O, no secret
-gate (what is *shown* is gated by :mod:`driftguard.ledger_view`), nothing a source's
-format names.
+only the digest of what was dropped is kept, never the messages. Pure: no I/O, nothing a
+source's format names.
+
+**The secret gate** sees each source whole before a constraint sentence or an error line is
+cut from it (:func:`driftguard.secrets.gate` on the whole prompt, on the
+:data:`SCAN_CHARS` searched of a failed result), so its rules that need the whole text (a
+``.env`` dump or a private key file withheld whole, a private key block) decide what may be
+shown: the digest keeps the excerpts cut from the gated text (redaction markers in place),
+and of a source the gate withheld whole only the gate's reason
+(:attr:`~driftguard.model.CompactionRecord.dropped_withheld`). The gate runs only on a
+prompt that holds a constraint and on the few failed results picked, and is imported only
+then. A candidate's matching form is that of its gated excerpt (a secret in it is never
+named again, so it counts as dropped: the ledger errs towards saying too much); that of a
+withheld one is taken from the text as typed, never shown.
 
 **Candidates**, from what the model remembered just before the compaction: the candidates
 of the compaction before it that it kept (named, carried over or targeted since: see below;
@@ -30,13 +41,14 @@ the second drops it when its summary leaves it out), then those of the messages 
   word is followed by *mind*, *need(s)*, *have to*/*has to* or *worry* ("never mind",
   "you don't need to …" grant, not forbid), and which is not a question. Case does not
   matter. The :data:`CONSTRAINT_LIMIT` latest distinct ones are kept, each cut to
-  :data:`SENTENCE_CHARS` characters. Checked on the real prompts of the shared corpus and
-  of the labelled runs (``../shared/validation``, 1,226 prompts): every sentence it picks
-  there is an instruction or a stated rule, bar fragments where a quoted text was wrapped
-  mid-sentence (a line end is a break);
+  :data:`SENTENCE_CHARS` characters (from the gated prompt: see below). Checked on the real
+  prompts of the shared corpus and of the labelled runs (``../shared/validation``, 1,226
+  prompts): every sentence it picks there is an instruction or a stated rule, bar
+  fragments where a quoted text was wrapped mid-sentence (a line end is a break);
 - *errors*: the :data:`ERROR_LIMIT` latest distinct error lines of failed tool results
   that no later run of the same action fixed (:func:`latest_errors`, :func:`error_line`:
-  the handoff's rule), each cut to :data:`LINE_CHARS_KEPT` characters. An error kept
+  the handoff's rule, on the gated result), each cut to :data:`LINE_CHARS_KEPT`
+  characters. An error kept
   by the compaction before stays a candidate unless the messages since hold a successful
   run of the same action.
 
@@ -68,10 +80,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from driftguard.model import CompactionRecord, CompactionTrigger, ParsedMessage, ToolCall
 from driftguard.scoring.text import remove_code
+
+if TYPE_CHECKING:
+    from driftguard.secrets import GatedText, Redaction
 
 __all__ = [
     "CONSTRAINT_LIMIT",
@@ -99,12 +114,13 @@ ERROR_LIMIT = 3
 MIN_CONSTRAINT_WORDS = 3
 """Words a sentence needs to count as a constraint (``Never.`` alone says nothing)."""
 SENTENCE_CHARS = 300
-"""Characters kept of one constraint sentence (what is shown is cut again after the
-secret gate, so a cut here never shows half a secret)."""
+"""Characters kept of one constraint sentence, cut from the gated prompt (what is shown is
+cut far shorter, never inside a redaction marker)."""
 LINE_CHARS_KEPT = 1_000
-"""Characters kept of one error line (shown lines are cut far shorter, after the gate)."""
+"""Characters kept of one error line, cut from the gated result (shown lines are cut far
+shorter, never inside a redaction marker)."""
 SCAN_CHARS = 20_000
-"""Characters of a failed tool result searched for its error line."""
+"""Characters of a failed tool result gated and searched for its error line."""
 ERROR_SCAN_LINES = 200
 """Lines of an error output searched for the line that reads like an error."""
 
@@ -224,8 +240,8 @@ def latest_errors(
     A failed result is one the CLI marked ``is_error``. It is left out when a later run
     of the same action succeeded (issue #11: it was fixed) — the same shell command, an
     edit of the same file, or the same tool with the same arguments. ``describe`` turns a
-    result's text into its line (the handoff gates it first and cuts it; the ledger keeps
-    it whole), or ``None`` to pass the result over (the gate withheld it); each line is
+    result's text into its line (both gate the text first; the handoff cuts the line
+    short), or ``None`` to pass the result over (the handoff's gate withheld it); each line is
     listed once, however often it recurred.
     """
     return tuple(line for line, _ in _unfixed_failures(messages, describe, limit))
@@ -329,6 +345,40 @@ def _constraint_key(sentence: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class _Excerpt:
+    """A constraint or error candidate as it may be shown: ``text`` cut from its gated
+    source (``None`` when the gate withheld the source whole, ``withheld`` then saying
+    why) and the secrets the gate replaced in it."""
+
+    text: str | None
+    withheld: str | None = None
+    redactions: tuple[Redaction, ...] = ()
+
+
+def _gate(text: str) -> GatedText:
+    """:func:`driftguard.secrets.gate`, imported only when a source needs it (a session
+    without compactions never does)."""
+    from driftguard.secrets import gate
+
+    return gate(text)
+
+
+def _withheld(verdict: GatedText) -> _Excerpt:
+    return _Excerpt(None, verdict.dropped_reason or "credential-file contents")
+
+
+def _cut(text: str, verdict: GatedText) -> _Excerpt:
+    """The excerpt ``text`` cut from the gated ``verdict.text``, with the redactions whose
+    marker it holds."""
+    return _Excerpt(
+        text,
+        redactions=tuple(
+            r for r in verdict.redactions if f"[REDACTED:{r.rule}:{r.digest}]" in text
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class _Path:
     """A file candidate: the path as the call named it, and the forms that name it (the
     path and the path relative to the working directory, in :func:`_key` form)."""
@@ -358,12 +408,12 @@ def _path_keys(path: str, cwd: str | None) -> tuple[str, ...]:
 @dataclass(frozen=True, slots=True)
 class _Candidates:
     """What a compaction's digest checks, oldest first: ``files`` (path as the call named
-    it → :class:`_Path`), ``constraints`` (matching form → the sentence as typed) and
-    ``errors`` (matching form → (the error line, the action that failed or ``None``))."""
+    it → :class:`_Path`), ``constraints`` (matching form → the sentence) and ``errors``
+    (matching form → (the error line, the action that failed or ``None``))."""
 
     files: dict[str, _Path]
-    constraints: dict[str, str]
-    errors: dict[str, tuple[str, tuple[str, str] | None]]
+    constraints: dict[str, _Excerpt]
+    errors: dict[str, tuple[_Excerpt, tuple[str, str] | None]]
 
 
 def _latest(older: dict[str, _T], newer: dict[str, _T], limit: int) -> dict[str, _T]:
@@ -386,9 +436,9 @@ class _Open:
     cwd: str | None
     unknown: str | None
     files: list[_Path] = field(default_factory=list)
-    constraints: dict[str, str] = field(default_factory=dict)
-    """Matching form → the sentence as typed."""
-    errors: dict[str, str] = field(default_factory=dict)
+    constraints: dict[str, _Excerpt] = field(default_factory=dict)
+    """Matching form → the sentence."""
+    errors: dict[str, _Excerpt] = field(default_factory=dict)
     """Matching form → the error line."""
     actions: dict[str, tuple[str, str] | None] = field(default_factory=dict)
     """Matching form of each error candidate → the action (:func:`_action_key`) that
@@ -432,15 +482,18 @@ class _Open:
         )
 
     def record(self) -> CompactionRecord:
+        excerpts = (*self.constraints.values(), *self.errors.values())
         return CompactionRecord(
             timestamp=self.timestamp,
             trigger=self.trigger,
             tokens_before=self.tokens_before,
             dropped_files=tuple(f.path for f in self.files),
-            dropped_constraints=tuple(self.constraints.values()),
-            dropped_errors=tuple(self.errors.values()),
+            dropped_constraints=tuple(e.text for e in self.constraints.values() if e.text),
+            dropped_errors=tuple(e.text for e in self.errors.values() if e.text),
             dropped_unknown=self.unknown,
             kept_files=tuple(self.survivors().files),
+            dropped_withheld=tuple(e.withheld for e in excerpts if e.withheld),
+            dropped_redactions=tuple(r for e in excerpts for r in e.redactions),
         )
 
     def changed(self) -> None:
@@ -546,14 +599,7 @@ class LedgerBuilder:
             fixed = _succeeded(messages) if carried.errors else set()
             errors = _latest(
                 {k: e for k, e in carried.errors.items() if e[1] is None or e[1] not in fixed},
-                {
-                    _key(line): (line, action)
-                    for line, action in _unfixed_failures(
-                        messages,
-                        lambda text: error_line(text[:SCAN_CHARS], cwd)[:LINE_CHARS_KEPT],
-                        ERROR_LIMIT,
-                    )
-                },
+                _errors(messages, cwd),
                 ERROR_LIMIT,
             )
             entry.errors = {k: line for k, (line, _) in errors.items()}
@@ -597,13 +643,50 @@ def _edited(messages: Sequence[ParsedMessage], cwd: str | None) -> list[_Path]:
     return [_Path(path, _path_keys(path, cwd)) for path in list(last)[-FILE_LIMIT:]]
 
 
-def _constraints(messages: Sequence[ParsedMessage]) -> dict[str, str]:
-    """The :data:`CONSTRAINT_LIMIT` latest distinct constraint sentences, oldest first."""
-    found: dict[str, str] = {}
+def _constraints(messages: Sequence[ParsedMessage]) -> dict[str, _Excerpt]:
+    """The :data:`CONSTRAINT_LIMIT` latest distinct constraint sentences, oldest first,
+    each cut from its prompt after the whole prompt passed the gate (module docstring)."""
+    found: dict[str, _Excerpt] = {}
     for message in messages:
-        if message.role == "user" and not message.is_summary:
-            for sentence in constraint_sentences(message.content):
-                key = _constraint_key(sentence)
-                found.pop(key, None)
-                found[key] = sentence
+        if message.role != "user" or message.is_summary:
+            continue
+        typed = constraint_sentences(message.content)
+        if not typed:
+            continue
+        verdict = _gate(message.content)
+        if verdict.text is None:
+            picked = [(_constraint_key(s), _withheld(verdict)) for s in typed]
+        else:
+            picked = [
+                (_constraint_key(s), _cut(s, verdict)) for s in constraint_sentences(verdict.text)
+            ]
+        for key, excerpt in picked:
+            found.pop(key, None)
+            found[key] = excerpt
     return dict(list(found.items())[-CONSTRAINT_LIMIT:])
+
+
+def _errors(
+    messages: Sequence[ParsedMessage], cwd: str | None
+) -> dict[str, tuple[_Excerpt, tuple[str, str] | None]]:
+    """The :data:`ERROR_LIMIT` latest distinct unfixed error lines (:func:`latest_errors`),
+    oldest first, by matching form: each line picked from its result after the gate saw
+    the :data:`SCAN_CHARS` searched of it (module docstring), with the action that
+    failed."""
+    excerpts: dict[str, _Excerpt] = {}
+
+    def describe(text: str) -> str:
+        source = text[:SCAN_CHARS]
+        verdict = _gate(source)
+        if verdict.text is None:
+            line = error_line(source, cwd)[:LINE_CHARS_KEPT]
+            excerpts.setdefault(line, _withheld(verdict))
+        else:
+            line = error_line(verdict.text, cwd)[:LINE_CHARS_KEPT]
+            excerpts.setdefault(line, _cut(line, verdict))
+        return line
+
+    return {
+        _key(line): (excerpts[line], action)
+        for line, action in _unfixed_failures(messages, describe, ERROR_LIMIT)
+    }

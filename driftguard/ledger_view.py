@@ -6,8 +6,11 @@ report and the handoff.
 (built by its adapter, :mod:`driftguard.ledger`) into what is shown: per compaction its
 number, time, trigger, context size and what it dropped — edited files relative to the
 session's working directory, constraint sentences, error lines — or why that cannot be
-told. Every excerpt passes :func:`driftguard.secrets.gate` first (an excerpt it withholds
-whole is counted, never shown), then :func:`driftguard.terminal.printable`, and is cut to
+told. The ledger cut each constraint and error from its source after the gate saw the
+whole source (:mod:`driftguard.ledger`), and only counted a source it withheld whole; here
+every excerpt passes :func:`driftguard.secrets.gate` (again, for constraints and errors:
+an excerpt it withholds whole is counted, never shown), then
+:func:`driftguard.terminal.printable`, and is cut to
 :data:`CONSTRAINT_CHARS` / :data:`ERROR_CHARS` / :data:`PATH_CHARS` characters after the
 gate (never inside a redaction marker), so a cut never leaves half a secret unrecognised.
 
@@ -28,16 +31,19 @@ The JSON object (``compactions`` in ``driftguard score --json`` and ``get_drift`
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from driftguard.ledger import one_line, relative
 from driftguard.model import CompactionRecord, CompactionTrigger, Session
-from driftguard.scoring.format import iso_utc, when_utc
-from driftguard.secrets import MARKER_PATTERN, gate
-from driftguard.terminal import printable
+from driftguard.scoring.format import iso_utc, plural, when_utc
+from driftguard.terminal import clip, printable
+
+if TYPE_CHECKING:
+    from driftguard.secrets import GatedText
 
 __all__ = [
     "CONSTRAINT_CHARS",
@@ -46,8 +52,9 @@ __all__ = [
     "PATH_CHARS",
     "EntryView",
     "LedgerView",
-    "clip",
+    "gate_printable",
     "ledger_view",
+    "numbered_records",
 ]
 
 LEDGER_SHOWN = 5
@@ -61,28 +68,31 @@ PATH_CHARS = 200
 FILES_NAMED = 3
 """Files a sentence names before saying how many more there are."""
 GATE_CHARS = 20_000
-"""Characters of one excerpt passed to the gate (a kept excerpt is far shorter)."""
+"""Characters of one excerpt passed to the gate (here and in the handoff). Only the first
+few hundred are ever shown, so a secret cut at this point lies far outside what is shown
+(and a private key block cut in half is dropped as incomplete)."""
 
 Gate = Callable[[str], str | None]
 """An excerpt → its gated, printable text, or ``None`` when the gate withholds it whole."""
 
 
-def clip(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters with "…", never inside a redaction marker."""
-    if len(text) <= limit:
-        return text
-    cut = limit - 1
-    for found in MARKER_PATTERN.finditer(text, 0, limit + 64):
-        if found.start() < cut < found.end():
-            cut = found.start()
-            break
-    return text[:cut].rstrip() + "…"
+def gate_printable(text: str) -> GatedText:
+    """The first :data:`GATE_CHARS` of ``text`` through :func:`driftguard.secrets.gate`,
+    the text it passes made :func:`~driftguard.terminal.printable`: the gate of every
+    excerpt shown here and in the handoff (which counts its verdicts). The gate is
+    imported here, the first time an excerpt is shown: a session without compactions
+    never needs it (the server's first ``get_drift`` is faster without it)."""
+    from driftguard.secrets import gate
+
+    result = gate(text[:GATE_CHARS])
+    if result.text is None:
+        return result
+    return dataclasses.replace(result, text=printable(result.text))
 
 
 def _default_gate(text: str) -> str | None:
-    """:func:`driftguard.secrets.gate`, then :func:`~driftguard.terminal.printable`."""
-    passed = gate(text[:GATE_CHARS]).text
-    return printable(passed) if passed is not None else None
+    """:func:`gate_printable`'s text."""
+    return gate_printable(text).text
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,33 +141,25 @@ class EntryView:
             *(f"the edited file {path(f)}" for f in self.files),
             *(f"the error {error(e)}" for e in self.errors),
             *(
-                [f"{self.withheld} excerpt{'s' * (self.withheld != 1)} withheld by the secret gate"]
+                [f"{plural(self.withheld, 'excerpt')} withheld by the secret gate"]
                 if self.withheld
                 else []
             ),
         )
 
-    def dropped_text(self, *, code: Callable[[str], str] | None = None) -> str:
-        """``dropped: the constraint “…”; the edited file src/db.py`` (at most
-        :data:`FILES_NAMED` files, then how many more), ``dropped no edited file,
-        constraint or error``, or ``what it dropped is unknown: …``."""
+    def dropped_text(
+        self, *, code: Callable[[str], str] | None = None, files: int | None = FILES_NAMED
+    ) -> str:
+        """``dropped: the constraint “…”; the edited file src/db.py`` (at most ``files``
+        files, the last ones, then how many more; every one when ``None``), ``dropped no
+        edited file, constraint or error``, or ``what it dropped is unknown: …``."""
         if self.unknown is not None:
             return f"what it dropped is unknown: {self.unknown}"
-        shown = EntryView(
-            self.number,
-            self.timestamp,
-            self.trigger,
-            self.tokens_before,
-            self.files[-FILES_NAMED:],
-            self.constraints,
-            self.errors,
-            self.withheld,
-            None,
-        )
-        phrases = list(shown.phrases(code=code))
-        more = len(self.files) - len(shown.files)
+        named = self.files if files is None else self.files[max(0, len(self.files) - files) :]
+        phrases = list(dataclasses.replace(self, files=named).phrases(code=code))
+        more = len(self.files) - len(named)
         if more:
-            phrases.append(f"{more} more edited file{'s' * (more != 1)}")
+            phrases.append(plural(more, "more edited file"))
         if not phrases:
             return "dropped no edited file, constraint or error"
         return "dropped: " + "; ".join(phrases)
@@ -173,13 +175,13 @@ class EntryView:
         """:meth:`headline` (without ``where``) in at most ``width`` characters: as many of
         :meth:`phrases` as fit whole, then ``; +N more`` for the ``N`` left out
         (``Last compaction dropped: the constraint “…”; +2 more``); the first phrase is cut
-        with "…" when even it does not fit (it may then end inside a redaction marker:
-        the gate replaced the secret before). A headline without phrases is cut only."""
+        with "…" when even it does not fit. A headline without phrases is cut only. Cuts
+        are :func:`~driftguard.terminal.clip`'s: never inside a redaction marker."""
         phrases = self.phrases()
         head = "Last compaction dropped: "
         if self.unknown is not None or not phrases:
             line = self.headline()
-            return line if len(line) <= width else line[: max(0, width - 1)] + "…"
+            return clip(line, width)
         for shown in range(len(phrases), 0, -1):
             rest = len(phrases) - shown
             line = head + "; ".join(phrases[:shown]) + (f"; +{rest} more" if rest else "")
@@ -187,7 +189,7 @@ class EntryView:
                 return line
         suffix = f"; +{len(phrases) - 1} more" if len(phrases) > 1 else ""
         room = max(1, width - len(head) - len(suffix))
-        first = phrases[0] if len(phrases[0]) <= room else phrases[0][: room - 1] + "…"
+        first = clip(phrases[0], room)
         return (head + first + suffix)[:width]
 
     def to_json(self) -> dict[str, Any]:
@@ -200,6 +202,19 @@ class EntryView:
             "dropped": _dropped_json(self),
             "dropped_unknown": self.unknown,
         }
+
+
+def _compactions(numbers: Sequence[int]) -> str:
+    """``compaction 2``, ``compactions 1–35``, ``compactions 3–4, 6``: ``numbers`` (in
+    order) in words, runs of consecutive ones as a range."""
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    spans = ", ".join(f"{r[0]}" if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
+    return f"compaction{'s' * (len(numbers) != 1)} {spans}"
 
 
 def _dropped_json(entry: EntryView | None) -> dict[str, Any]:
@@ -233,10 +248,14 @@ class LedgerView:
     def earlier(self) -> EntryView | None:
         """What the listed compactions before the latest dropped, merged into one entry
         (each item once, oldest first; ``number`` the first of them), or ``None`` when the
-        latest is the only one listed: what no later summary or prompt brought back."""
+        latest is the only one listed. Each item is as its compaction's record has it:
+        named neither by its summary nor by a prompt typed before the next compaction (a
+        later mention is not checked). Compactions whose digest is unknown are left out
+        (:meth:`earlier_sentence` says which)."""
         entries = self.entries[:-1]
         if not entries:
             return None
+        entries = tuple(e for e in entries if e.unknown is None) or entries[:1]
 
         def merged(items: Callable[[EntryView], tuple[str, ...]]) -> tuple[str, ...]:
             return tuple(dict.fromkeys(x for e in entries for x in items(e)))
@@ -263,20 +282,35 @@ class LedgerView:
         - ``Earlier compactions 36–39 dropped: …; what compactions 1–35 dropped is not
           listed.`` when only the latest :data:`LEDGER_SHOWN` are (the report lists
           every one);
-        - ``""`` when every earlier one is listed and none dropped anything, or the
-          latest is the only compaction.
+        - ``Earlier compaction 2 dropped …; what compaction 1 dropped is unknown: ….``
+          when the file no longer tells what some of them dropped;
+        - ``""`` when every earlier one is listed, each is known and none dropped
+          anything, or the latest is the only compaction.
         """
         earlier = self.earlier()
         if earlier is None:
             return ""
-        first, last = earlier.number, self.entries[-2].number
-        hidden = first - 1
-        dropped = earlier.dropped_text(code=code)
-        if not hidden:
-            return f"Earlier compactions {dropped}." if earlier.phrases() else ""
-        span = f"compaction {first}" if first == last else f"compactions {first}–{last}"
-        unlisted = "compaction 1" if hidden == 1 else f"compactions 1–{hidden}"
-        return f"Earlier {span} {dropped}; what {unlisted} dropped is not listed."
+        entries = self.entries[:-1]
+        known = [e.number for e in entries if e.unknown is None]
+        unknown = [e for e in entries if e.unknown is not None]
+        hidden = entries[0].number - 1
+        if not hidden and not unknown:
+            return (
+                f"Earlier compactions {earlier.dropped_text(code=code)}."
+                if earlier.phrases()
+                else ""
+            )
+        clauses = (
+            [f"Earlier {_compactions(known)} {earlier.dropped_text(code=code)}"] if known else []
+        )
+        if unknown:
+            reasons = "; ".join(dict.fromkeys(e.unknown or "" for e in unknown))
+            numbers = _compactions([e.number for e in unknown])
+            clauses.append(f"what {numbers} dropped is unknown: {reasons}")
+        if hidden:
+            clauses.append(f"what {_compactions(list(range(1, hidden + 1)))} dropped is not listed")
+        text = "; ".join(clauses)
+        return f"{text[:1].upper()}{text[1:]}."
 
     def sentence(self, *, code: Callable[[str], str] | None = None) -> str:
         """``The last compaction dropped: the constraint “…”.``, or ``What the last
@@ -326,8 +360,7 @@ def ledger_view(
         limit: how many of the latest compactions to view; ``None`` for all (the report).
     """
     records: Sequence[CompactionRecord] = session.compaction_ledger
-    first = max(0, session.compactions - len(records)) + 1
-    numbered = list(enumerate(records, start=first))
+    numbered = numbered_records(session)
     if limit is not None:
         numbered = numbered[-limit:]
     if gated is None:
@@ -335,6 +368,14 @@ def ledger_view(
     else:
         entries = tuple(_entry(r, n, session.cwd, gated) for n, r in numbered)
     return LedgerView(max(session.compactions, len(records)), entries)
+
+
+def numbered_records(session: Session) -> list[tuple[int, CompactionRecord]]:
+    """``session``'s compaction ledger, oldest first, each record with its compaction's
+    1-based number in the session (a ledger shorter than the count holds the latest)."""
+    records = session.compaction_ledger
+    first = max(0, session.compactions - len(records)) + 1
+    return list(enumerate(records, start=first))
 
 
 @functools.lru_cache(maxsize=256)
@@ -369,6 +410,6 @@ def _entry(record: CompactionRecord, number: int, cwd: str | None, gated: Gate) 
         files=files,
         constraints=constraints,
         errors=errors,
-        withheld=withheld,
+        withheld=withheld + len(record.dropped_withheld),
         unknown=record.dropped_unknown,
     )

@@ -8,7 +8,10 @@ design §5.1). Nothing here does I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
+
+if TYPE_CHECKING:
+    from driftguard.secrets import Redaction
 
 __all__ = [
     "AUDIENCES",
@@ -179,9 +182,14 @@ class CompactionRecord:
     "Dropped" means present in the messages the model remembered before the compaction,
     or kept by the compaction before it, but named neither in the compaction summary, nor
     in what the host carried over verbatim, nor in a later prompt or tool call up to the
-    next compaction (:mod:`driftguard.ledger` gives the matching rule). Texts are as the
-    transcript holds them (not secret-gated: :mod:`driftguard.ledger_view` gates what is
-    shown).
+    next compaction (:mod:`driftguard.ledger` gives the matching rule). The constraint
+    sentences and error lines were cut from their source — the whole prompt, the whole
+    failed result — after it passed :func:`driftguard.secrets.gate` (a secret in them is
+    its redaction marker; a source the gate withheld whole is only counted, in
+    ``dropped_withheld``), so a gate rule that needs the whole text (a ``.env`` dump, a
+    private key block) saw it; file paths are as the calls named them
+    (:mod:`driftguard.ledger_view` gates them, and passes every excerpt through the gate
+    again, before anything is shown).
 
     Attributes:
         timestamp: when it happened, seconds since the epoch (UTC), or ``None``.
@@ -191,9 +199,15 @@ class CompactionRecord:
         dropped_files: files created or edited before it (tool calls of kind ``"edit"``,
             paths as the calls named them), at most 10, oldest first.
         dropped_constraints: the user's explicit constraint sentences ("always …",
-            "never …", "don't …", "must …") from typed prompts, at most 5, oldest first.
+            "never …", "don't …", "must …") from typed prompts, at most 5, oldest first
+            (secret-gated, as above).
         dropped_errors: one line per failed tool result not fixed before it, at most 3,
-            oldest first.
+            oldest first (secret-gated, as above).
+        dropped_withheld: the gate's reason (``"a .env dump"`` …) for each dropped
+            constraint or error whose whole source it withheld: counted, never shown (a
+            withheld constraint counts towards the 5, a withheld error towards the 3).
+        dropped_redactions: the secrets the gate replaced in ``dropped_constraints`` and
+            ``dropped_errors`` (what the handoff counts as redacted).
         kept_files: the edited files among its candidates that it did not drop (named
             by its summary or what the host carried over, or named or targeted since),
             oldest first; with ``dropped_files`` at most 10.
@@ -209,6 +223,8 @@ class CompactionRecord:
     dropped_errors: tuple[str, ...] = ()
     dropped_unknown: str | None = None
     kept_files: tuple[str, ...] = ()
+    dropped_withheld: tuple[str, ...] = ()
+    dropped_redactions: tuple[Redaction, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

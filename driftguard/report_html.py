@@ -96,23 +96,24 @@ class CompactionMark:
             167,016 tokens``), or ``""``.
         unknown: why what it dropped cannot be told (the file no longer holds it), else
             ``None``.
+        said: what it dropped in words, as the other reports say it
+            (:meth:`driftguard.ledger_view.EntryView.dropped_text`: ``dropped: …; …``,
+            ``dropped no edited file, constraint or error``, ``what it dropped is unknown:
+            …``), or ``""`` when the ledger does not tell.
     """
 
     turn: int
     dropped: tuple[str, ...] = ()
     detail: str = ""
     unknown: str | None = None
+    said: str = ""
 
 
 def _compaction_words(mark: CompactionMark) -> str:
-    """``(detail): dropped …; …`` or ``: what it dropped is unknown: …`` after the word
-    naming the compaction (``""`` when there is nothing to say)."""
+    """`` (detail): dropped: …`` after the word naming the compaction (``""`` when there
+    is nothing to say)."""
     words = f" ({mark.detail})" if mark.detail else ""
-    if mark.unknown is not None:
-        return f"{words}: what it dropped is unknown: {mark.unknown}"
-    if mark.dropped:
-        return f"{words}: dropped " + "; ".join(mark.dropped)
-    return words
+    return f"{words}: {mark.said}" if mark.said else words
 
 
 @dataclass(frozen=True, slots=True)

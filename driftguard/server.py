@@ -226,7 +226,9 @@ class DroppedInfo(BaseModel):
     """What a compaction dropped: named neither in its summary, nor in what the host kept
     verbatim, nor in a later prompt (secrets redacted)."""
 
-    files: list[str] = Field(description="Files edited before it, relative to the project.")
+    files: list[str] = Field(
+        description="Files edited before it, relative to the session's working directory."
+    )
     constraints: list[str] = Field(
         description="The user's explicit rules (always…, never…, don't…, must…), as typed."
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["printable", "short_markers"]
+__all__ = ["clip", "printable", "short_markers"]
 
 _CONTROL = {
     **{code: 0x2400 + code for code in range(0x20) if chr(code) not in "\n\t"},
@@ -26,6 +26,19 @@ def printable(text: str) -> str:
     shown as symbols, so a transcript cannot retitle, clear or recolour the terminal
     through a report (an ``ESC]0;…BEL`` in a command the model ran, say)."""
     return text.translate(_CONTROL)
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with "…", never inside a redaction marker (the
+    cut moves to the marker's start)."""
+    if len(text) <= limit:
+        return text
+    cut = max(0, limit - 1)
+    for found in _MARKER.finditer(text, 0, limit + 64):
+        if found.start() < cut < found.end():
+            cut = found.start()
+            break
+    return text[:cut].rstrip() + "…"
 
 
 def short_markers(text: str) -> str:

@@ -142,6 +142,12 @@ def _with_ledger(marks: Sequence[CompactionMark], session: Session) -> tuple[Com
             out.append(mark)
             continue
         out.append(
-            CompactionMark(mark.turn, entry.phrases(), detail=entry.detail(), unknown=entry.unknown)
+            CompactionMark(
+                mark.turn,
+                entry.phrases(),
+                detail=entry.detail(),
+                unknown=entry.unknown,
+                said=entry.dropped_text(files=None),
+            )
         )
     return tuple(out)

@@ -83,6 +83,7 @@ from driftguard.scoring.report import (
     room_text,
 )
 from driftguard.scoring.wording import FACTOR_LABELS
+from driftguard.terminal import clip
 from driftguard.trend import Trend, spark_cell
 
 if TYPE_CHECKING:
@@ -146,10 +147,6 @@ class WatchTarget:
     config_project: Path | None = None
 
 
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
-
-
 def _clip_left(text: str, width: int) -> str:
     return text if len(text) <= width else "…" + text[len(text) - width + 1 :]
 
@@ -181,11 +178,11 @@ def render_frame(
     width = max(20, width)
     stamp = datetime.fromtimestamp(time.time() if now is None else now).strftime("%H:%M:%S")
     lines = [
-        _clip(f"driftguard watch · {session.cli} · updated {stamp}", width),
+        clip(f"driftguard watch · {session.cli} · updated {stamp}", width),
         _clip_left(session.path, width),
         "",
     ]
-    score_line = _clip(
+    score_line = clip(
         f"Score {report.score}/100 · {report.state} · {plural(report.messages, 'message')}",
         width,
     )
@@ -197,7 +194,7 @@ def render_frame(
     loop = report.measures.loop if report.measures is not None else None
     if loop is not None:
         room += f" · loop: {short_loop(loop)}"
-    lines.append(_clip(room, width))
+    lines.append(clip(room, width))
     recorded = trend.sparkline if trend.sparkline else None
     history = (
         f"history {recorded[-LIVE_CELLS:]} {trend.trajectory}"
@@ -205,7 +202,7 @@ def render_frame(
         else f"history: {len(trend.scores)} recorded"
     )
     live_cells = "".join(spark_cell(score) for score in live[-LIVE_CELLS:])
-    lines.append(_clip(f"{history} · live {live_cells}", width))
+    lines.append(clip(f"{history} · live {live_cells}", width))
     lines.append("")
     label_width = max(len(label) for label in FACTOR_LABELS.values())
     for name in FACTOR_NAMES:
@@ -215,13 +212,13 @@ def render_frame(
             row = f"  {label:<{label_width}}  {'–':<10}   (no goal)"
         else:
             row = f"  {label:<{label_width}}  {bar(value)}  {display_round(value):5.1f}"
-        lines.append(_clip(row, width))
+        lines.append(clip(row, width))
     lines.append("")
     wrapped = textwrap.wrap(report.recommendation, width, break_long_words=False)
-    lines += [_clip(line, width) for line in wrapped] or [""]
+    lines += [clip(line, width) for line in wrapped] or [""]
     if report.handoff_suggested:
-        lines.append(_clip(handoff_line("cli"), width))
-    lines.append(_clip(render_goal_line(goal, "cli", how=SET_GOAL_HINT), width))
+        lines.append(clip(handoff_line("cli"), width))
+    lines.append(clip(render_goal_line(goal, "cli", how=SET_GOAL_HINT), width))
     lines.append("")
     tokens = f"{session.context_tokens:,} of {report.context_window:,} tokens"
     if session.tokens_estimated:
@@ -231,11 +228,11 @@ def render_frame(
         details.append(f"resolved by {report.resolved_by.replace('_', ' ')}")
     if report.found_in is not None:
         details.append(f"session of {report.found_in}, above the working directory")
-    lines.append(_clip(" · ".join(details), width))
+    lines.append(clip(" · ".join(details), width))
     last = ledger_view(session, limit=1).last
     if last is not None:
         lines.append(last.fitted(width))
-    lines.append(_clip(f"watching with {mode} · Ctrl-C to quit", width))
+    lines.append(clip(f"watching with {mode} · Ctrl-C to quit", width))
     return lines
 
 
@@ -381,9 +378,9 @@ class Watcher:
         lead = "waiting for a session in "
         where = _clip_left(f"{self.target.project}…", max(1, columns - len(lead)))
         return [
-            _clip(lead + where, columns),
+            clip(lead + where, columns),
             "",
-            _clip(f"looking every {DISCOVERY_SECONDS:g} s · Ctrl-C to quit", columns),
+            clip(f"looking every {DISCOVERY_SECONDS:g} s · Ctrl-C to quit", columns),
         ]
 
     def _safe_frame(self, mode: str) -> list[str]:
@@ -393,7 +390,7 @@ class Watcher:
             columns = max(20, shutil.get_terminal_size().columns)
             lines = [f"driftguard watch: {' '.join(str(exc).split())}", ""]
             lines.append(f"watching with {mode} · Ctrl-C to quit")
-            return [_clip(line, columns) for line in lines]
+            return [clip(line, columns) for line in lines]
 
     def _wanted(self, name: str) -> bool:
         if self.target.path is not None:

@@ -34,8 +34,9 @@ from driftguard.cli import main
 from driftguard.handoff import build_handoff
 from driftguard.handoff_draft import placeholders_left
 from driftguard.history import HistoryStore
-from driftguard.ledger_view import LEDGER_SHOWN, ledger_view
-from driftguard.model import CompactionRecord
+from driftguard.ledger import LedgerBuilder
+from driftguard.ledger_view import LEDGER_SHOWN, EntryView, ledger_view
+from driftguard.model import CompactionRecord, ParsedMessage, ToolCall
 from driftguard.presets import load_preset
 from driftguard.report_html import render_session_page
 from driftguard.scoring import score_session
@@ -335,7 +336,7 @@ def test_the_report_marks_each_compaction_with_what_it_dropped(tmp_path: Path) -
     page = render_session_page(timeline)
     titles = re.findall(r'<g class="compaction-marker"><title>(.*?)</title>', page)
     assert len(titles) == 2
-    assert "dropped the constraint “Never touch migrations/.”" in titles[0]
+    assert "dropped: the constraint “Never touch migrations/.”" in titles[0]
     assert "automatic at 150,000 tokens" in titles[0]
     data = _page_data(page)
     assert data["compactions"][1]["dropped"] == list(second.dropped)
@@ -467,3 +468,163 @@ async def test_get_handoff_lists_what_the_last_compaction_dropped(
     assert schema is not None
     ledger = schema["$defs"]["CompactionsInfo"]["properties"]["ledger"]
     assert f"at most {LEDGER_SHOWN}" in ledger["description"]
+
+
+# --- the gate sees the whole source (review: the secret gate was applied after the cut) ---
+
+ENV_DUMP = (
+    "DB_HOST=db.internal.example\n"
+    "DB_PASSWORD=Vt7qLm2xRw9pZk4s\n"
+    "STRIPE_SECRET_KEY=rk_live_8fJ2mQ9xT4vB7nL1pR6w\n"
+    "SESSION_SECRET=0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b\n"
+)
+"""A failed result that is a ``.env`` dump: its first line, which the ledger would pick as
+the error line, says nothing secret on its own."""
+
+
+def _env_dump_story() -> list[Event]:
+    """The story whose failed run before the compaction printed :data:`ENV_DUMP`."""
+    return [
+        dataclasses.replace(e, text="./check-config", output=ENV_DUMP) if e.kind == "shell" else e
+        for e in story(1)
+    ]
+
+
+def test_a_failed_result_the_gate_withholds_whole_is_counted_and_never_shown_as_dropped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, _env_dump_story())
+    view = ledger_view(parse_session(path))
+    assert view.last is not None
+    assert view.last.errors == ()
+    assert view.last.withheld == 1
+    assert "1 excerpt withheld by the secret gate" in view.last.phrases()
+    assert main(["score", str(path)]) == 0
+    assert main(["score", str(path), "--json"]) == 0
+    session = parse_session(path)
+    handoff = build_handoff(session, score_session(session, weights=CODING))
+    assert "a .env dump" in handoff.withheld_reasons
+    timeline = session_timeline(
+        path, project_for=lambda _: None, store=HistoryStore(tmp_path / "h")
+    ).timeline
+    shown = "\n".join(
+        [capsys.readouterr().out, handoff.prompt, handoff.draft, render_session_page(timeline)]
+    )
+    for line in ENV_DUMP.splitlines():
+        assert line.split("=")[0] not in shown
+        assert line.split("=")[1] not in shown
+
+
+def test_a_rule_in_a_prompt_the_gate_withholds_whole_is_counted_and_never_shown() -> None:
+    builder = LedgerBuilder()
+    prompt = f"Never print these values in logs.\n{ENV_DUMP}"
+    builder.compacted(
+        [ParsedMessage(role="user", content=prompt)], timestamp=None, cwd=CWD, kept=()
+    )
+    (record,) = builder.records()
+    assert record.dropped_constraints == ()
+    assert record.dropped_withheld == ("a .env dump",)
+
+
+def test_a_dropped_error_is_cut_from_its_result_after_the_gate_saw_the_whole_result() -> None:
+    pem = (
+        "-----BEGIN RSA PRIVATE KEY-----\n"
+        "MIIEowIBAAKCAQEA7ZkQ2Vb1sY5nJ8cXr3pL0mW6tD9fK4hG2aQ1uE8oN3iR5vB\n"
+        "-----END RSA PRIVATE KEY-----\n"
+    )
+    builder = LedgerBuilder()
+    builder.compacted(
+        [
+            ParsedMessage(
+                role="assistant",
+                content="",
+                tool_calls=(
+                    ToolCall(name="Bash", args_digest="0", kind="shell", command="cat key.pem"),
+                ),
+            ),
+            ParsedMessage(role="tool", content=pem, is_error=True),
+        ],
+        timestamp=None,
+        cwd=CWD,
+    )
+    (record,) = builder.records()
+    assert not any("PRIVATE KEY-----" in e or "MIIEow" in e for e in record.dropped_errors)
+
+
+def test_the_handoff_counts_only_the_secrets_of_what_its_draft_shows() -> None:
+    records = tuple(
+        CompactionRecord(
+            timestamp=float(n),
+            dropped_constraints=(
+                f"Never send the key {SECRET} anywhere." if n == 1 else f"Never do thing {n}.",
+            ),
+        )
+        for n in range(1, LEDGER_SHOWN + 3)
+    )
+    session = dataclasses.replace(
+        _bare_session(), compactions=len(records), compaction_ledger=records
+    )
+    handoff = build_handoff(session, score_session(session, weights=CODING))
+    assert "thing 2." not in handoff.draft  # compactions 1 and 2 are not listed
+    assert handoff.redactions == ()
+    assert "redacted" not in handoff.prompt
+
+
+def test_a_long_path_edited_again_since_a_compaction_that_dropped_it_is_listed_once() -> None:
+    long_path = f"{CWD}/src/" + "deeply/" * 40 + "nested.py"
+    edit = ToolCall(name="Edit", args_digest="1", target_path=long_path, kind="edit")
+    session = dataclasses.replace(
+        _bare_session(),
+        messages=(
+            ParsedMessage(role="user", content="Carry on."),
+            ParsedMessage(role="assistant", content="", tool_calls=(edit,)),
+        ),
+        compactions=1,
+        compaction_ledger=(CompactionRecord(dropped_files=(long_path,)),),
+    )
+    handoff = build_handoff(session, score_session(session, weights=CODING))
+    files = _section(handoff.draft, "## Files modified")
+    assert len(files) == 1
+    assert handoff.files_modified == (long_path.removeprefix(f"{CWD}/"),)
+
+
+def test_watch_never_cuts_its_line_inside_a_redaction_marker() -> None:
+    marker = "[REDACTED:anthropic-key:0123abcd]"
+    entry = EntryView(
+        number=1,
+        timestamp=None,
+        trigger=None,
+        tokens_before=None,
+        files=(),
+        constraints=(f"Never send {marker} to the logs or anywhere else at all.",),
+        errors=(),
+        withheld=0,
+        unknown=None,
+    )
+    head = "Last compaction dropped: the constraint “Never send "
+    for width in range(len(head) + 2, len(head) + len(marker) + 2):
+        line = entry.fitted(width)
+        assert len(line) <= width
+        assert line.endswith("…")
+        assert "[REDACTED" not in line or marker in line
+
+
+def test_the_earlier_line_says_which_earlier_compactions_dropped_what_is_unknown() -> None:
+    reason = "Gemini CLI rewrote the session whole"
+    records = (
+        CompactionRecord(dropped_unknown=reason),
+        CompactionRecord(),
+        CompactionRecord(dropped_constraints=("Never do thing 3.",)),
+    )
+    session = dataclasses.replace(_bare_session(), compactions=3, compaction_ledger=records)
+    assert ledger_view(session).lines()[1] == (
+        f"Earlier compaction 2 dropped no edited file, constraint or error; "
+        f"what compaction 1 dropped is unknown: {reason}."
+    )
+    many = (*(CompactionRecord() for _ in range(4)), *records)
+    session = dataclasses.replace(session, compactions=7, compaction_ledger=many)
+    assert ledger_view(session).lines()[1] == (
+        "Earlier compactions 3–4, 6 dropped no edited file, constraint or error; "
+        f"what compaction 5 dropped is unknown: {reason}; "
+        "what compactions 1–2 dropped is not listed."
+    )

@@ -517,6 +517,34 @@ def test_a_server_answers_initialize_and_lists_its_tools_before_importing_the_en
     assert done.stdout.splitlines()[-1] == "[]"
 
 
+def test_a_first_get_drift_without_a_goal_or_a_compaction_imports_neither_the_gate_nor_the_handoff(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    # The secret gate and the handoff are slow to import; scoring such a session needs neither.
+    session = write_claude_session(_named_file(isolated_home), ["one reply", "two replies"])
+    code = (
+        "import sys, anyio\n"
+        "from mcp import Client\n"
+        "from driftguard.server import create_server\n"
+        "async def go():\n"
+        "    async with Client(create_server(), mode='legacy') as c:\n"
+        f"        result = await c.call_tool('get_drift', {{'session': {str(session)!r}}})\n"
+        "        assert not result.is_error, result\n"
+        "anyio.run(go)\n"
+        "print(sorted(m for m in ('driftguard.secrets', 'driftguard.handoff', "
+        "'driftguard.handoff_files') if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=_server_env(isolated_home),
+        cwd=tmp_path,
+        check=True,
+    )
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
 async def test_under_cursor_another_clis_session_is_not_scored_and_the_error_says_so(
     project: Path,
 ) -> None:

@@ -199,9 +199,10 @@ def render_text(report: DriftReport, *, audience: Audience = "cli") -> str:
 
 
 def render_compaction_lines(report: DriftReport) -> list[str]:
-    """What the latest compaction dropped, and the rules earlier ones dropped, for the
-    text report (:meth:`driftguard.ledger_view.LedgerView.lines`; gated and printable);
-    none for a session never compacted."""
+    """What the latest compaction dropped, and what the earlier listed ones dropped
+    (rules, files, errors), for the text report
+    (:meth:`driftguard.ledger_view.LedgerView.lines`; gated and printable); none for a
+    session never compacted."""
     return ledger_view(report.session).lines()
 
 
