@@ -13,8 +13,9 @@ The project is ``$CLAUDE_PROJECT_DIR`` (Claude Code sets it for hooks), else the
 - ``session-start`` (``SessionStart``; ``source`` ``startup|resume|clear|compact|fork``):
   points this Claude Code process at the transcript of this session
   (:func:`driftguard.resolve.write_process_pointer`, keyed by the process that ran the
-  hook: its nearest ancestor that is not a shell, :func:`driftguard._process.host_of_hook`)
-  and the project too (:func:`driftguard.resolve.write_pointer`), both atomic — the only
+  hook: its nearest ancestor that is not a shell, :func:`driftguard._process.host_of_hook`;
+  only when Claude Code runs it, with ``CLAUDECODE=1``, never a hook run by hand) and the
+  project too (:func:`driftguard.resolve.write_pointer`), both atomic — the only
   signals that follow ``/clear``. The MCP servers of the same process read the first
   (another session started in the project meanwhile does not take it over); the second
   counts after Claude Code's session id, and for a caller that is not Claude Code only
@@ -144,7 +145,11 @@ def session_start(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     transcript = _text(payload, "transcript_path")
     if transcript is not None:
         cli = _host_cli(env)
-        host = host_of_hook()
+        # only a hook Claude Code runs points a process at the session: by hand (in tmux,
+        # say) the nearest non-shell ancestor is the terminal's, and every shell under it
+        # would take this session as its own (Claude Code 2.1.197 gives its hooks
+        # CLAUDECODE=1, as it does its MCP servers and shell tool)
+        host = host_of_hook() if env.get("CLAUDECODE") == "1" else None
         try:
             if host is not None:
                 write_process_pointer(host, project, Path(transcript), cli, session_id)

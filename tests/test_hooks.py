@@ -127,6 +127,7 @@ def claude_host(monkeypatch: pytest.MonkeyPatch) -> ProcessInfo:
     runs the tests: under CI every ancestor may be a shell, where no host is found)."""
     host = process_info(os.getpid()) or ProcessInfo(os.getpid(), os.getppid(), "claude", None)
     monkeypatch.setattr("driftguard._process.host_of_hook", lambda: host)
+    monkeypatch.setenv("CLAUDECODE", "1")  # what Claude Code 2.1.197 sets for its hooks
     return host
 
 
@@ -153,6 +154,20 @@ def test_session_start_replaces_the_pointer_atomically_after_clear(
     assert process_pointer["process_start"] == host.start
     names = {pointer_path(project).name, process_pointer_path(host.pid).name}
     assert {p.name for p in paths.pointers_dir().iterdir()} == names  # no temporaries left
+
+
+def test_a_session_start_hook_run_by_hand_points_the_project_but_no_process_at_it(
+    project: Path,
+    transcript: Path,
+    claude_host: ProcessInfo,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # run from a terminal (say in tmux) rather than by Claude Code: its nearest non-shell
+    # ancestor is the terminal's, whose every other shell must not take this session
+    monkeypatch.delenv("CLAUDECODE")
+    run_hook("session-start", session_start_payload(transcript, project))
+    assert read_pointer(project) == (transcript, "claude_code")
+    assert not process_pointer_path(claude_host.pid).exists()
 
 
 def test_session_start_removes_the_pointers_of_host_processes_that_ended(
