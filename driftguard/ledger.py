@@ -84,6 +84,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from driftguard.model import CompactionRecord, CompactionTrigger, ParsedMessage, ToolCall
 from driftguard.scoring.text import remove_code
+from driftguard.terminal import REDACTION_MARKER
 
 if TYPE_CHECKING:
     from driftguard.secrets import GatedText, Redaction
@@ -189,6 +190,8 @@ def error_line(text: str, cwd: str | None) -> str:
         return "(no error text)"
     output = [line for line in lines if not _RESULT_HEADER.fullmatch(line)]
     lines = output or lines
+    # a line the secret gate replaced whole (a private key's block) says nothing that failed
+    lines = [line for line in lines if REDACTION_MARKER.sub("", line).strip()] or lines
     chosen = next((line for line in lines if _ERROR_LINE.search(line, 0, 1000)), lines[0])
     return one_line(chosen)
 

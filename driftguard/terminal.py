@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["clip", "printable", "short_markers"]
+__all__ = ["REDACTION_MARKER", "clip", "printable", "short_markers"]
 
 _CONTROL = {
     **{code: 0x2400 + code for code in range(0x20) if chr(code) not in "\n\t"},
@@ -17,7 +17,7 @@ _CONTROL = {
 """C0 controls but newline and tab → their Unicode control pictures (ESC → ␛, BEL → ␇),
 DEL → ␡, C1 controls → �: a terminal then shows the character instead of obeying it."""
 
-_MARKER = re.compile(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]")
+REDACTION_MARKER = re.compile(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]")
 """A redaction marker of :mod:`driftguard.secrets` (``[REDACTED:<rule>:<8 hex>]``)."""
 
 
@@ -34,7 +34,7 @@ def clip(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     cut = max(0, limit - 1)
-    for found in _MARKER.finditer(text, 0, limit + 64):
+    for found in REDACTION_MARKER.finditer(text, 0, limit + 64):
         if found.start() < cut < found.end():
             cut = found.start()
             break
@@ -44,4 +44,4 @@ def clip(text: str, limit: int) -> str:
 def short_markers(text: str) -> str:
     """``text`` with each redaction marker shortened to ``[redacted]``, for a line with
     little room (the status line's goal)."""
-    return _MARKER.sub("[redacted]", text)
+    return REDACTION_MARKER.sub("[redacted]", text)

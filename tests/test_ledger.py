@@ -635,3 +635,14 @@ def test_a_context_grown_well_past_the_observed_compaction_falls_back_to_the_rul
     assert grown.tokens == 967_000
     assert grown.overrides == rule.overrides
     assert grown.rule.endswith("not used, as the context has grown well past it since")
+
+
+def test_a_line_the_secret_gate_replaced_whole_is_not_taken_for_the_error() -> None:
+    from driftguard.ledger import error_line
+
+    gated = (
+        "Exit code 1\n[REDACTED:private-key:55d1a7cd]\n"
+        "Error connecting to agent: No such file or directory"
+    )
+    assert error_line(gated, None) == "Error connecting to agent: No such file or directory"
+    assert error_line("[REDACTED:private-key:55d1a7cd]", None) == "[REDACTED:private-key:55d1a7cd]"
