@@ -853,6 +853,7 @@ def _handoff(args: argparse.Namespace) -> int:
                 "checkpoint": str(saved.checkpoint),
                 "record": saved.record,
                 "kept": str(saved.kept) if saved.kept is not None else None,
+                "previous": str(saved.previous) if saved.previous is not None else None,
             }
         print(json.dumps(result, indent=2))
         return EXIT_OK
@@ -861,6 +862,8 @@ def _handoff(args: argparse.Namespace) -> int:
             print(
                 f"The handoff.md that was there had been completed: kept as {saved.kept}, not lost."
             )
+        elif saved.previous is not None:
+            print(f"The untouched draft that was there is kept as {saved.previous}.")
         print(f"Saved the handoff draft to {saved.handoff} (checkpoint: {saved.checkpoint}).")
         print(
             pickup(handoff.cli, str(target), hooked=handoff.hooked),

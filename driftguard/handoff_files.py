@@ -227,12 +227,15 @@ def handoff_target(
 @dataclass(frozen=True, slots=True)
 class SavedHandoff:
     """What :func:`save_handoff` wrote: the new draft, its checkpoint, and — when the
-    ``handoff.md`` it replaced had been completed by someone — where that one was kept."""
+    ``handoff.md`` it replaced had been completed by someone — where that one was kept;
+    ``previous``: where the untouched draft it replaced was kept (``handoff.prev.md``),
+    else ``None``."""
 
     handoff: Path
     checkpoint: Path
     record: dict[str, Any]
     kept: Path | None = None
+    previous: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,12 +348,13 @@ def save_handoff(
             "as handoff-<UTC time>.md"
         )
     _ensure_folder(files)
-    kept = None
+    kept = previous = None
     if edited is not None:
         kept = _keep_completed(files, edited, created)
     else:
         with contextlib.suppress(FileNotFoundError):
             write_atomic(files.previous, files.handoff.read_bytes(), mode=_FILE_MODE)
+            previous = files.previous
     handoff_id = uuid.uuid4().hex
     draft = handoff.draft.encode("utf-8")
     record: dict[str, Any] = {
@@ -373,7 +377,11 @@ def save_handoff(
     write_json_atomic(files.checkpoint, record, mode=_FILE_MODE)
     write_json_atomic(files.pending, {"id": handoff_id, "ts": created}, mode=_FILE_MODE)
     return SavedHandoff(
-        handoff=files.handoff, checkpoint=files.checkpoint, record=record, kept=kept
+        handoff=files.handoff,
+        checkpoint=files.checkpoint,
+        record=record,
+        kept=kept,
+        previous=previous,
     )
 
 

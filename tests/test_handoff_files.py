@@ -299,6 +299,7 @@ def test_cli_handoff_write_json_names_the_files(
     data = json.loads(capsys.readouterr().out)
     assert data["saved"]["handoff"] == str(project / ".driftguard" / "handoff.md")
     assert data["saved"]["record"]["session_id"] == SESSION_ID
+    assert data["saved"]["previous"] is None  # nothing was there before
     assert data["draft"] == (project / ".driftguard" / "handoff.md").read_text(encoding="utf-8")
 
 
@@ -714,3 +715,19 @@ def test_the_deepest_project_holding_the_sessions_folder_is_chosen(
     session = parse_session(session_file)  # recorded in <tmp>/api
     target = handoff_target(session, [tmp_path, tmp_path / "api"], found_for_project=False)
     assert target == HandoffTarget(tmp_path / "api")
+
+
+def test_cli_handoff_write_again_says_where_the_untouched_draft_went(
+    session_file: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    project = tmp_path / "api"
+    monkeypatch.chdir(project)
+    assert main(["handoff", "--write", str(session_file)]) == 0
+    assert "untouched draft" not in capsys.readouterr().out
+    assert main(["handoff", "--write", str(session_file)]) == 0
+    previous = project / ".driftguard" / "handoff.prev.md"
+    assert f"The untouched draft that was there is kept as {previous}." in capsys.readouterr().out
+    assert previous.is_file()
