@@ -184,10 +184,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     handoff = commands.add_parser(
         "handoff",
-        help="print the handoff prompt for a fresh session",
+        help="print the handoff prompt for a fresh session; --write saves the draft",
         description=(
             "Print the instructions that make the current model write handoff.md, "
-            "pre-filled with facts from the transcript (secrets redacted)."
+            "pre-filled with facts from the transcript (secrets redacted); --write also "
+            "saves the draft in the project for the next session."
         ),
     )
     _add_session_arguments(handoff)
@@ -195,8 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--write",
         action="store_true",
         help="also save the pre-filled draft as .driftguard/handoff.md in the project, with "
-        "a checkpoint; the next Claude Code session started there begins with it, another "
-        "host's when asked to read it (a handoff.md someone completed is kept as "
+        "a checkpoint; the next Claude Code session started there begins with it (with "
+        "the hooks of setup --hooks), another host's when asked to read it (a handoff.md "
+        "someone completed is kept as "
         ".driftguard/handoff-<UTC time>.md)",
     )
     handoff.add_argument(

@@ -93,6 +93,7 @@ __all__ = [
     "READ_HANDOFF",
     "SECTIONS",
     "SUMMARY_CHARS",
+    "SUMMARY_CLOSING",
     "SUMMARY_PREAMBLE",
     "Handoff",
     "build_handoff",
@@ -133,6 +134,17 @@ line and "Summary:" (the ``isCompactSummary`` lines 64 and 170 of the shared cor
 ``generated/claude/claude-long-26turns-compact.jsonl``); earlier versions wrote "… ran out
 of context. The conversation is summarized below:" (public transcripts of Claude Code 1.x
 and 2.0). The handoff's excerpt starts after it."""
+SUMMARY_CLOSING = re.compile(
+    r"\s*(?:If you need specific details from before compaction\b[^\n]*\n\s*)?"
+    r"Continue the conversation from where it left off without asking the user any further "
+    r"questions\..*\Z",
+    re.DOTALL,
+)
+"""The words Claude Code closes its compaction summary with, instructions to the model
+that say nothing of the work: 2.1.197 writes "If you need specific details from before
+compaction (…), read the full transcript at: <path>" and "Continue the conversation from
+where it left off without asking the user any further questions. Resume directly — …"
+(the same corpus lines as :data:`SUMMARY_PREAMBLE`). The handoff's excerpt ends before it."""
 _SHELL_WRAPPER = re.compile(r"^(?:/(?:usr/)?bin/)?(?:ba|z|da)?sh -l?c (?=\S)")
 """Codex runs every command as ``bash -lc <script>``: the wrapper is dropped for display."""
 
@@ -334,9 +346,13 @@ def _excerpt(gated: _Gate, text: str, limit: int) -> str | None:
 
 
 def _without_preamble(summary: str) -> str:
-    """``summary`` without Claude Code's :data:`SUMMARY_PREAMBLE` at its start."""
+    """``summary`` without Claude Code's :data:`SUMMARY_PREAMBLE` at its start and
+    :data:`SUMMARY_CLOSING` at its end (each kept when nothing else would be left)."""
     found = SUMMARY_PREAMBLE.match(summary)
-    return summary[found.end() :] if found and found.end() < len(summary) else summary
+    if found and found.end() < len(summary):
+        summary = summary[found.end() :]
+    closing = SUMMARY_CLOSING.search(summary)
+    return summary[: closing.start()] if closing and closing.start() > 0 else summary
 
 
 def _files_kept(gated: _Gate, session: Session, edited: tuple[str, ...]) -> dict[str, int]:

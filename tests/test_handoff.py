@@ -559,11 +559,14 @@ def test_real_compacted_claude_session_uses_the_summary() -> None:
     # being continued from a previous conversation that ran out of context. The summary
     # below covers the earlier portion of the conversation.\n\nSummary:\n1. Primary
     # Request: …"; the next real prompt is "Turn 26: summarize progress so far in one
-    # line". The excerpt leaves Claude Code's preamble out.
+    # line". The summary ends "4. Current Work: idle.", then "If you need specific details
+    # from before compaction (…), read the full transcript at: …" and "Continue the
+    # conversation from where it left off …". The excerpt leaves both out.
     assert h.compactions == 2
     assert h.goal == "Turn 26: summarize progress so far in one line"
     assert h.compaction_summary is not None
     assert h.compaction_summary.startswith("1. Primary Request: the user repeatedly asked")
+    assert h.compaction_summary.endswith("4. Current Work: idle.")
     assert len(h.compaction_summary) <= SUMMARY_CHARS
     assert "This session was compacted 2 times" in h.prompt
 

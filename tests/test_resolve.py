@@ -246,6 +246,7 @@ class FakeHost:
     def __init__(self, project: Path, session_id: str) -> None:
         env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project)}
         env["CLAUDE_CODE_SESSION_ID"] = session_id  # frozen at start, as Claude Code's
+        env["CLAUDECODE"] = "1"  # Claude Code 2.1.197 sets it for its hooks and servers
         self.process = subprocess.Popen(
             [sys.executable, "-c", FAKE_HOST],
             stdin=subprocess.PIPE,
