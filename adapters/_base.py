@@ -135,7 +135,7 @@ class Adapter(ABC):
         itself keeps for that id where it keeps its sessions (:meth:`holds`), not another
         file whose records carry the id too (a subagent's transcript naming its parent's
         session, a copy anywhere else). History and the remembered goal are keyed by the
-        id only for this file (:func:`driftguard.engine.history_key`). Reads nothing but
+        id only for this file (:func:`driftguard.engine.drift.history_key`). Reads nothing but
         the file system's links."""
         return False
 

@@ -114,7 +114,7 @@ def read_json(path: Path, *, comments: bool) -> Mapping[str, object] | None:
             return None
         # The commented-JSON reader setup edits host configs with; loaded only for a
         # settings file that is not strict JSON.
-        from driftguard.setup_scripts import _jsonc
+        from driftguard import jsonc as _jsonc
 
         try:
             value = _jsonc.parse(text, comments=True).value

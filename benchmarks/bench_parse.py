@@ -51,9 +51,9 @@ def _measure(scenario: str, path: Path, base_size: int, turn_ends: list[int]) ->
     """Run one scenario in this process; return its figures."""
     started = time.perf_counter()
     from driftguard.adapters import parse_session
-    from driftguard.incremental import SessionCache
     from driftguard.presets import load_preset
     from driftguard.scoring import DriftReport, score_session
+    from driftguard.sessions.incremental import SessionCache
 
     weights = load_preset("coding").weights
     imported = time.perf_counter() - started

@@ -35,9 +35,9 @@ def _driftguard() -> list[str]:
 
 def _breakdown(session: Path) -> tuple[float, float, int]:
     """Seconds to read the snapshots alone, seconds for the scored series, turns."""
-    from driftguard import engine
     from driftguard.adapters import turn_snapshots
-    from driftguard.history import HistoryStore
+    from driftguard.engine import drift as engine
+    from driftguard.store.history import HistoryStore
 
     started = time.perf_counter()
     turns = sum(1 for _ in turn_snapshots(session))

@@ -13,7 +13,7 @@ imports, work, exit — as Claude Code runs it, with its JSON payload on stdin:
   line then says the score follows the turn);
 - ``--spot-sizes 1,5,10 …``: the same first status line, scoring on the spot, for
   sessions of those sizes (MB) — the measurement that sets
-  ``driftguard.statusline.ON_THE_SPOT_BYTES`` (the time must stay under Claude Code's
+  ``driftguard.live.statusline.ON_THE_SPOT_BYTES`` (the time must stay under Claude Code's
   300 ms, after which it cancels the command). The processes run with the threshold
   lifted (a ``python -c`` wrapper sets the constant before ``driftguard statusline``
   runs), so sizes above today's threshold are timed too;
@@ -139,7 +139,7 @@ def _watch_latency(command: list[str], path: Path, writer: object, env: dict[str
 
 
 _SPOT_WRAPPER = (
-    "import sys, driftguard.statusline as s, driftguard.cli as c; "
+    "import sys, driftguard.live.statusline as s, driftguard.cli as c; "
     "s.ON_THE_SPOT_BYTES = 10**12; sys.exit(c.main(['statusline']))"
 )
 """A ``driftguard statusline`` process with the on-the-spot size limit lifted."""

@@ -81,7 +81,7 @@ class Item:
 
 def load(validation: Path, home: Path) -> list[Item]:
     from driftguard.adapters import parse_session
-    from driftguard.compaction import usable_window
+    from driftguard.engine.window import usable_window
     from driftguard.scoring.calibrated import measure
 
     items = []

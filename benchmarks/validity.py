@@ -8,7 +8,7 @@ Usage::
 Scores every labelled run of ``../shared/validation/`` (``dev-sessions.tar.gz`` unpacked
 into a temporary folder, ``dev-labels.csv``; see that folder's README for what each label
 means and what it cannot show) with the product's own engine — :func:`driftguard.adapters.
-parse_session`, then :func:`driftguard.engine.drift` exactly as ``driftguard score`` runs
+parse_session`, then :func:`driftguard.engine.drift.drift` exactly as ``driftguard score`` runs
 it, in a temporary home so no user config or history applies — passing each set's
 context window as ``driftguard score --context-window`` would. It prints per set:
 
@@ -153,8 +153,8 @@ def isolated_home() -> Iterator[Path]:
 def score_runs(runs: Sequence[Run], *, preset: str | None, home: Path) -> list[Scored]:
     """Score every run with the engine, without and with its goal (nothing recorded)."""
     from driftguard.adapters import parse_session
-    from driftguard.engine import drift
-    from driftguard.history import HistoryStore
+    from driftguard.engine.drift import drift
+    from driftguard.store.history import HistoryStore
 
     store = HistoryStore(home / "history")
     out = []

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
         UnknownNameError,
     )
     from driftguard.model import ParsedMessage, Session, ToolCall
-    from driftguard.scoring import DriftReport, render_text, score_session, to_json_dict
+    from driftguard.render.text import render_text, to_json_dict
+    from driftguard.scoring import DriftReport, score_session
 
     __version__: str
 
@@ -62,9 +63,9 @@ _LAZY = {
     "Session": "driftguard.model",
     "ToolCall": "driftguard.model",
     "DriftReport": "driftguard.scoring",
-    "render_text": "driftguard.scoring",
+    "render_text": "driftguard.render.text",
     "score_session": "driftguard.scoring",
-    "to_json_dict": "driftguard.scoring",
+    "to_json_dict": "driftguard.render.text",
 }
 
 

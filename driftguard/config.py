@@ -31,10 +31,10 @@ How the result is put together:
   ``warnThreshold`` keeps the global ``history`` settings). ``contextWindow`` names the
   nominal window of a model driftguard cannot know (a proxy, a custom model); it beats the
   window the host reported and the one read from the file, and the usable window is derived
-  from it by the host's rule (:mod:`driftguard.compaction`).
+  from it by the host's rule (:mod:`driftguard.engine.window`).
 - ``sessionFolders``: the global file's folders, then the project's (both count). Over MCP,
   a ``session`` argument naming a file must lie under the hosts' own session folders or
-  under one of these (issue #9 item 2; :mod:`driftguard.resolve`). ``~`` is expanded; a
+  under one of these (issue #9 item 2; :mod:`driftguard.sessions.resolve`). ``~`` is expanded; a
   relative folder is taken relative to the folder of the file that names it.
 
 Every value in every file found is checked, even one a higher level overrides. Errors are

@@ -77,7 +77,7 @@ GOAL_SOURCES: tuple[GoalSource, ...] = get_args(GoalSource)
 kept it for the session (``~/.driftcli/sessions/``)."""
 
 ProjectSource = Literal["DRIFTGUARD_PROJECT_DIR", "CLAUDE_PROJECT_DIR", "roots", "cwd"]
-"""Where the server took its project from (:func:`driftguard.resolve.choose_project`): an
+"""Where the server took its project from (:func:`driftguard.sessions.resolve.choose_project`): an
 environment variable the host set, the MCP client's roots, or the working directory."""
 
 State = Literal["fresh", "warming", "drifting", "polluted"]
@@ -87,7 +87,7 @@ ResolvedBy = Literal[
     "path", "argument", "process_pointer", "env_session_id", "pointer", "newest_in_project"
 ]
 """How the session a score is about was chosen (design §6, "Which session";
-:mod:`driftguard.resolve`): a path the user gave, a ``session`` argument over MCP, the
+:mod:`driftguard.sessions.resolve`): a path the user gave, a ``session`` argument over MCP, the
 pointer the ``SessionStart`` hook of the host process wrote, the host's
 ``CLAUDE_CODE_SESSION_ID``, the project's hook pointer, or the newest session of the
 project."""
@@ -104,7 +104,7 @@ LoopKind = Literal["same_result", "failing", "same_call", "retried", "alternatin
 """The kinds of tool-call loop (:mod:`driftguard.scoring.loops`)."""
 
 Trajectory = Literal["climbing", "falling", "stable"]
-"""Where a session's recorded scores are heading (:mod:`driftguard.trend`)."""
+"""Where a session's recorded scores are heading (:mod:`driftguard.render.trend`)."""
 
 FACTOR_NAMES: tuple[str, ...] = (
     "context_saturation",
@@ -177,18 +177,18 @@ class ParsedMessage:
 class CompactionRecord:
     """One compaction of a session and a small digest of what it dropped (issue #13 item
     3): the compaction ledger's entry, built by the adapter while the messages before the
-    compaction are at hand (:class:`driftguard.ledger.LedgerBuilder`).
+    compaction are at hand (:class:`driftguard.compaction.ledger.LedgerBuilder`).
 
     "Dropped" means present in the messages the model remembered before the compaction,
     or kept by the compaction before it, but named neither in the compaction summary, nor
     in what the host carried over verbatim, nor in a later prompt or tool call up to the
-    next compaction (:mod:`driftguard.ledger` gives the matching rule). The constraint
+    next compaction (:mod:`driftguard.compaction.ledger` gives the matching rule). The constraint
     sentences and error lines were cut from their source — the whole prompt, the whole
     failed result — after it passed :func:`driftguard.secrets.gate` (a secret in them is
     its redaction marker; a source the gate withheld whole is only counted, in
     ``dropped_withheld``), so a gate rule that needs the whole text (a ``.env`` dump, a
     private key block) saw it; file paths are as the calls named them
-    (:mod:`driftguard.ledger_view` gates them, and passes every excerpt through the gate
+    (:mod:`driftguard.render.ledger` gates them, and passes every excerpt through the gate
     again, before anything is shown).
 
     Attributes:

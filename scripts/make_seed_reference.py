@@ -52,10 +52,10 @@ def score(path: Path, goal: str | None = None) -> dict[str, Any]:
     """The numbers of ``driftguard score PATH --json [--goal GOAL]``, or the error it gave
     (nothing is recorded, so a goal is never remembered from one entry to the next)."""
     from driftguard.adapters import parse_session
-    from driftguard.engine import drift
+    from driftguard.engine.drift import drift
     from driftguard.errors import DriftguardError
-    from driftguard.history import HistoryStore
     from driftguard.scoring import to_json_dict
+    from driftguard.store.history import HistoryStore
 
     try:
         session = parse_session(path)

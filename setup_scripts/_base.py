@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from driftguard.resolve import HOST_ENV, PROJECT_ENV
+from driftguard.sessions.resolve import HOST_ENV, PROJECT_ENV
 
 __all__ = [
     "CURSOR_PROJECT",

@@ -62,10 +62,11 @@ from typing import Any, Protocol
 
 import tomlkit.exceptions
 
+from driftguard import jsonc as _jsonc
 from driftguard import paths
 from driftguard._fileio import complete_temporary, fsync_folder, link_new, write_atomic
 from driftguard.errors import ConfigSyntaxError
-from driftguard.setup_scripts import _jsonc, _toml
+from driftguard.setup_scripts import _toml
 from driftguard.setup_scripts._base import (
     SERVER_NAME,
     Decision,

@@ -68,8 +68,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
+from driftguard import jsonc as _jsonc
 from driftguard.errors import ConfigSyntaxError, HookSettingsError
-from driftguard.setup_scripts import _jsonc
 from driftguard.setup_scripts._base import (
     HostName,
     HostResult,

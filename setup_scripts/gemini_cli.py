@@ -11,7 +11,7 @@ The file is JSONC: Gemini reads it as ``JSON.parse(stripJsonComments(text))``, s
 comments are allowed and kept by the edit, trailing commas are not, and a file that does
 not parse stops Gemini from starting (``FatalConfigError``) — such a file is refused and
 left alone. The edit is the comment-preserving splice of
-:mod:`driftguard.setup_scripts._jsonc`.
+:mod:`driftguard.jsonc`.
 
 The entry: ``{"command": "<abs>/driftguard", "args": ["serve"],
 "env": {"DRIFTGUARD_HOST": "gemini_cli"}}``. Gemini starts stdio servers only in trusted

@@ -29,7 +29,7 @@ _ENV_TO_CLEAR = (
     "DRIFTGUARD_HOME",
     "XDG_CONFIG_HOME",
     "XDG_CACHE_HOME",
-    # what moves a host's compaction point (driftguard.compaction)
+    # what moves a host's compaction point (driftguard.engine.window)
     "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
     "CLAUDE_CODE_AUTO_COMPACT_WINDOW",
     "CLAUDE_CODE_MAX_OUTPUT_TOKENS",

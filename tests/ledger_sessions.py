@@ -38,7 +38,7 @@ SUMMARY_1 = (
 )
 FAILED_OUTPUT = (
     "============ 1 failed in 0.31s ============\n"
-    "tests/test_cli.py F\n"
+    "tests/cli/test_cli.py F\n"
     "E   AssertionError: dry run wrote 2 rows\n"
 )
 ERROR_LINE = "E AssertionError: dry run wrote 2 rows"

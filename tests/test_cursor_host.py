@@ -31,10 +31,10 @@ from mcp.types import CallToolResult, Implementation, ListRootsResult, Root
 
 from driftguard.adapters import cursor
 from driftguard.cli import main
-from driftguard.engine import UNCHANGED
-from driftguard.incremental import SessionCache
+from driftguard.engine.drift import UNCHANGED
+from driftguard.live.watch import Watcher, WatchTarget
 from driftguard.server import create_server
-from driftguard.watch import Watcher, WatchTarget
+from driftguard.sessions.incremental import SessionCache
 
 pytestmark = pytest.mark.anyio
 

@@ -30,7 +30,7 @@ from secret_corpus import KINDS, NEAR_MISSES, Kind
 
 from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.cli import main
-from driftguard.hooks import run_hook
+from driftguard.live.hooks import run_hook
 from driftguard.secrets import gate
 from driftguard.server import create_server
 

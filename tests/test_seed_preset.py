@@ -18,10 +18,10 @@ import pytest
 from conftest import CORPUS
 
 from driftguard.adapters import parse_session
-from driftguard.engine import drift
+from driftguard.engine.drift import drift
 from driftguard.errors import DriftguardError
-from driftguard.history import HistoryStore
 from driftguard.scoring import to_json_dict
+from driftguard.store.history import HistoryStore
 
 REFERENCE: dict[str, dict[str, Any]] = json.loads(
     (Path(__file__).parent / "fixtures" / "seed_reference.json").read_text(encoding="utf-8")

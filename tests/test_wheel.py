@@ -77,7 +77,7 @@ def test_the_installed_wheel_imports_every_module_and_loads_every_preset(
         "driftguard.adapters.cursor._store",
         "driftguard.setup_scripts.codex_cli",
         "driftguard.scoring.factors",
-        "driftguard.discovery",
+        "driftguard.sessions.discovery",
         "driftguard.config",
         "driftguard.cli",
     ):

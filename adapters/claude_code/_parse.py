@@ -98,7 +98,7 @@ from driftguard.adapters._common import (
     read_token_count,
 )
 from driftguard.adapters._fastjson import load_typed
-from driftguard.ledger import LedgerBuilder
+from driftguard.compaction.ledger import LedgerBuilder
 from driftguard.model import CompactionTrigger, ParsedMessage, Session, ToolCall
 
 __all__ = ["RECORD_TYPES", "TOOL_KINDS", "ClaudeCodeParser", "parse"]
@@ -426,8 +426,8 @@ class _Conversation:
         """A ``compact_boundary``: note what it dropped in the ledger, then forget
         everything before it (design §5.1).
 
-        The ledger's digest (:class:`~driftguard.ledger.LedgerBuilder`) reads the messages
-        before the boundary less the preserved segment it names (the lines of
+        The ledger's digest (:class:`~driftguard.compaction.ledger.LedgerBuilder`) reads the
+        messages before the boundary less the preserved segment it names (the lines of
         ``preservedMessages.uuids`` and ``preservedSegment``, which Claude Code keeps
         verbatim: their slots span from the first to the last of them); the preserved
         messages count as kept. The trigger and ``preTokens`` come from

@@ -34,8 +34,8 @@ Records used:
   its non-empty ``message`` is kept as the summary (``role="user"``, ``is_summary=True``).
   ``replacement_history`` (the prompts Codex re-sends) is a copy of pre-boundary items, a
   "preserved segment" that design §5.1 drops from what is scored; the compaction ledger
-  (:class:`~driftguard.ledger.LedgerBuilder`) counts the text of its ``message`` items and the
-  targets of its tool calls as kept (the model still sees them: generated/codex's
+  (:class:`~driftguard.compaction.ledger.LedgerBuilder`) counts the text of its ``message`` items
+  and the targets of its tool calls as kept (the model still sees them: generated/codex's
   0.171.0 rollout carries every prompt typed before the boundary there). The file names no
   trigger and no token count for it. ``event_msg/context_compacted`` marks the same event and
   is not counted again.
@@ -107,7 +107,7 @@ from driftguard.adapters._common import (
     read_token_count,
 )
 from driftguard.adapters._fastjson import load_object
-from driftguard.ledger import LedgerBuilder
+from driftguard.compaction.ledger import LedgerBuilder
 from driftguard.model import ParsedMessage, Session, ToolCall
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "TOOL_KINDS", "CodexCliParser", "parse"]

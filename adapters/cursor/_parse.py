@@ -24,8 +24,8 @@ field read and where each is documented. In short (design §4, §5.1, §5.3):
   ``clientShouldStartSendingFromInclusiveBubbleId`` on (failing that: after
   ``truncationLastBubbleIdInclusive``; failing that, for a bubble's own summary: after that
   bubble). A summary whose boundary names no bubble of the chat is counted but cuts nothing.
-  The compaction ledger (:class:`~driftguard.ledger.LedgerBuilder`) takes the summaries in
-  the order of their boundaries: each one drops the bubbles between the previous boundary
+  The compaction ledger (:class:`~driftguard.compaction.ledger.LedgerBuilder`) takes the summaries
+  in the order of their boundaries: each one drops the bubbles between the previous boundary
   and its own, and keeps its text and the bubbles after it up to the next boundary; a
   summary that names no bubble of the chat gets an entry saying what it dropped is unknown
   (placed at its carrier bubble, or last for the composer's own). Its time is its carrier
@@ -63,7 +63,7 @@ from driftguard.adapters._common import (
     read_token_count,
 )
 from driftguard.adapters.cursor._paths import file_uri_to_path
-from driftguard.ledger import LedgerBuilder
+from driftguard.compaction.ledger import LedgerBuilder
 from driftguard.model import CompactionRecord, ParsedMessage, Session, ToolCall, ToolKind
 
 __all__ = [

@@ -58,7 +58,7 @@ Compaction (design §5.1; formats.md §B.7)
     words — is before the boundary and dropped; the snapshot is kept as one
     ``ParsedMessage(role="user", is_summary=True)``, followed by the messages recorded since.
 
-    The compaction ledger (:class:`~driftguard.ledger.LedgerBuilder`) reads, at such a
+    The compaction ledger (:class:`~driftguard.compaction.ledger.LedgerBuilder`) reads, at such a
     rewrite, the remembered messages the rewrite leaves out (those before it that are
     neither in its list nor the kept tail of an earlier compaction); the snapshot and the
     kept tail count as kept. When nothing was remembered before the rewrite — a legacy
@@ -119,8 +119,8 @@ from driftguard.adapters._common import (
     split_json_member,
 )
 from driftguard.adapters._fastjson import load_object
+from driftguard.compaction.ledger import LedgerBuilder
 from driftguard.errors import SessionFormatError, from_os_error
-from driftguard.ledger import LedgerBuilder
 from driftguard.model import ParsedMessage, Session, ToolCall
 
 __all__ = [

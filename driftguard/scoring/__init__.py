@@ -15,6 +15,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from driftguard.render.text import render_text, to_json_dict
     from driftguard.scoring.composite import (
         DEFAULT_WARN_THRESHOLD,
         NOT_ENOUGH_MESSAGES,
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
         score_session,
         state_for,
     )
-    from driftguard.scoring.report import render_text, to_json_dict
 
 __all__ = [
     "DEFAULT_WARN_THRESHOLD",
@@ -54,8 +54,8 @@ _LAZY: dict[str, str] = {
         ),
         "driftguard.scoring.composite",
     ),
-    "render_text": "driftguard.scoring.report",
-    "to_json_dict": "driftguard.scoring.report",
+    "render_text": "driftguard.render.text",
+    "to_json_dict": "driftguard.render.text",
 }
 
 

@@ -26,9 +26,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from driftguard.budget import Budget
-from driftguard.budget import budget as room_left
-from driftguard.compaction import UsableWindow, usable_window
+from driftguard.compaction.budget import Budget
+from driftguard.compaction.budget import budget as room_left
+from driftguard.engine.window import UsableWindow, usable_window
 from driftguard.model import (
     FACTOR_NAMES,
     SCORINGS,
@@ -97,15 +97,15 @@ class DriftReport:
             the user or a config supplied.
         warn_threshold: the score from which a handoff is suggested.
         scoring: the scoring that produced the factors and the composite.
-        usable: where the host compacts (:mod:`driftguard.compaction`).
+        usable: where the host compacts (:mod:`driftguard.engine.window`).
         measures: the raw measures behind the calibrated factors; ``None`` under ``seed``.
         preset: the preset the weights came from, when the caller knows it.
         window_source: where ``context_window`` came from.
         budget: the room left before the host compacts, in tokens and turns
-            (:mod:`driftguard.budget`).
+            (:mod:`driftguard.compaction.budget`).
         found_in: on the command line, the folder above the working directory whose
             session this is, when the working directory has none of its own
-            (:func:`driftguard.resolve.resolve_on_command_line`); else ``None``.
+            (:func:`driftguard.sessions.resolve.resolve_on_command_line`); else ``None``.
     """
 
     score: int
@@ -294,14 +294,14 @@ def score_session(
         scoring: ``"seed"`` (design §5 as first written) or ``"calibrated"``.
         usable: where the host compacts; ``None`` derives it from the window by the host's
             default rule, or from the transcript's own automatic compactions
-            (:func:`driftguard.compaction.usable_window`).
+            (:func:`driftguard.engine.window.usable_window`).
         calibration: the calibrated scoring's constants (tests and the calibration
             benchmark pass others).
         preset: the preset the weights came from, carried into the report.
         window_source: where ``context_window`` came from (default: ``"file"`` without
             one, ``"host"`` with one).
         features: what the factors read from ``session.messages``, when the caller keeps
-            them up to date (:class:`driftguard.incremental.SessionCache`); computed here
+            them up to date (:class:`driftguard.sessions.incremental.SessionCache`); computed here
             otherwise. Either way the report is the same.
 
     Returns:

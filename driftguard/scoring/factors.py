@@ -25,7 +25,7 @@ import math
 from collections.abc import Sequence
 from functools import lru_cache
 
-from driftguard.scoring.text import count_phrases, folded, remove_code, word_trigrams
+from driftguard.text import count_phrases, folded, remove_code, word_trigrams
 
 __all__ = [
     "HEDGE_PHRASES",
@@ -182,14 +182,14 @@ def _corrections_in(text: str) -> int:
     text: the window slides one reply per turn, so a session scored turn by turn (the
     report's timeline, a server called every turn) would otherwise count each reply 20
     times. Measured on the 45 MB benchmark session, all 2,094 turns read and scored by
-    :func:`driftguard.engine.series`: 1.12 s with this memo and :func:`_reply_trigrams`'s,
+    :func:`driftguard.engine.drift.series`: 1.12 s with this memo and :func:`_reply_trigrams`'s,
     1.82 s without them (median of 3)."""
     return count_phrases(remove_code(text), UNCERTAINTY_PHRASES)
 
 
 @lru_cache(maxsize=2 * REPETITION_WINDOW)
 def _reply_trigrams(text: str) -> frozenset[tuple[str, str, str]]:
-    """:func:`~driftguard.scoring.text.word_trigrams` of one reply, memoised by text for the
+    """:func:`~driftguard.text.word_trigrams` of one reply, memoised by text for the
     reason :func:`_corrections_in` is."""
     return word_trigrams(text)
 

@@ -26,7 +26,7 @@ message sequence: counts are integers, and the rates are formed from them as
 corpus and on files split at random places.
 
 Pure: no I/O. A :class:`FeatureIndex` is mutable; guard it with a lock when threads share
-it (:class:`driftguard.incremental.SessionCache` does), and hand out its :class:`Features`
+it (:class:`driftguard.sessions.incremental.SessionCache` does), and hand out its :class:`Features`
 snapshots, which are immutable.
 """
 

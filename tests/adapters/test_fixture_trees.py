@@ -12,9 +12,9 @@ import pytest
 
 from driftguard.adapters import parse_session
 from driftguard.cli import main
-from driftguard.discovery import find_sessions, newest_session
 from driftguard.model import CliName
-from driftguard.resolve import resolve_session
+from driftguard.sessions.discovery import find_sessions, newest_session
+from driftguard.sessions.resolve import resolve_session
 
 ALPHA = Path("/home/dev/project-alpha")
 BETA = Path("/home/dev/project-beta")

@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 
 from driftguard.adapters import parse_session
 from driftguard.errors import DriftguardError
-from driftguard.incremental import SessionCache
 from driftguard.model import CliName, Session
+from driftguard.sessions.incremental import SessionCache
 
 FILE_CLIS: tuple[CliName, ...] = ("claude_code", "gemini_cli", "codex_cli")
 """The sources that write session files, line by line (Cursor keeps its chats in SQLite:

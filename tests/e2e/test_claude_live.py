@@ -21,8 +21,8 @@ from e2e_hosts import (
 )
 from fake_model import FakeModel, call_tool, say
 
-from driftguard import livecache
-from driftguard.resolve import pointer_path, read_pointer
+from driftguard.sessions.resolve import pointer_path, read_pointer
+from driftguard.store import livecache
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 pytest_plugins = ["e2e_fixtures"]
@@ -170,7 +170,8 @@ def test_claude_codes_get_drift_is_about_the_session_its_own_process_started(
     )
     meanwhile = tmp_path / "other_terminal.py"
     meanwhile.write_text(
-        "import time\nfrom pathlib import Path\nfrom driftguard.resolve import write_pointer\n"
+        "import time\nfrom pathlib import Path\n"
+        "from driftguard.sessions.resolve import write_pointer\n"
         "time.sleep(1)\n"
         f"write_pointer(Path({str(host_project)!r}), Path({str(other)!r}), 'claude_code', None)\n",
         "utf-8",

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from driftguard.model import FACTOR_NAMES, ParsedMessage, Session
+from driftguard.render.text import bar, display_round, render_session_line
 from driftguard.scoring import (
     NOT_ENOUGH_MESSAGES,
     render_text,
@@ -25,7 +26,6 @@ from driftguard.scoring.composite import (
     handoff_suggested,
     normalise_weights,
 )
-from driftguard.scoring.report import bar, display_round, render_session_line
 
 CODING = {
     "context_saturation": 0.37,

@@ -8,7 +8,7 @@ import pytest
 
 from driftguard.scoring import factors
 from driftguard.scoring.goal import goal_distance, goal_similarity
-from driftguard.scoring.text import count_phrases, remove_code, word_trigrams
+from driftguard.text import count_phrases, remove_code, word_trigrams
 
 # --- context saturation ------------------------------------------------------------
 

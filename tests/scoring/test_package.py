@@ -22,7 +22,7 @@ def _imported_after(statement: str, watched: tuple[str, ...]) -> list[str]:
 
 def test_the_loops_and_the_formatting_load_neither_the_composite_nor_numpy() -> None:
     watched = ("numpy", "driftguard.scoring.composite", "driftguard.adapters")
-    statement = "import driftguard.scoring.loops, driftguard.scoring.format"
+    statement = "import driftguard.scoring.loops, driftguard.format"
     assert _imported_after(statement, watched) == []
 
 

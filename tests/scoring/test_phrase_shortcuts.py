@@ -14,9 +14,10 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from driftguard.scoring import factors, text
+from driftguard import text
+from driftguard.scoring import factors
 from driftguard.scoring.factors import HEDGE_PHRASES, UNCERTAINTY_PHRASES, confidence_drift
-from driftguard.scoring.text import count_phrases, phrase_pattern, remove_code, words
+from driftguard.text import count_phrases, phrase_pattern, remove_code, words
 
 TRICKY = "İıſKkKsSiI \t\n\x1c\u00a0\u2003:_-'.,ΣσςéßẞŉǅΩ"
 """Characters where case-insensitive matching, lower-casing or splitting are subtle."""

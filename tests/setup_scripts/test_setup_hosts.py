@@ -21,9 +21,9 @@ import pytest
 from setup_helpers import HOST_FILES, inserted_chunks, install_fixture_home, snapshot
 
 from driftguard.cli import SETUP_HOSTS, main
-from driftguard.resolve import HOST_ENV, PROJECT_ENV, cli_for_host
+from driftguard.jsonc import parse as parse_jsonc
+from driftguard.sessions.resolve import HOST_ENV, PROJECT_ENV, cli_for_host
 from driftguard.setup_scripts import HOST_NAMES, find_console_script
-from driftguard.setup_scripts._jsonc import parse as parse_jsonc
 
 HOSTS = list(HOST_FILES)
 

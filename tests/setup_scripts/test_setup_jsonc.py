@@ -1,4 +1,4 @@
-"""The JSON / JSONC reader and splices of ``setup_scripts/_jsonc.py``: what it refuses (as
+"""The JSON / JSONC reader and splices of ``driftguard/jsonc.py``: what it refuses (as
 ``JSON.parse(stripJsonComments(text))`` would, mcp-and-hosts.md §3.2), and edits that
 touch only the member they add, replace or remove."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from driftguard.setup_scripts._jsonc import (
+from driftguard.jsonc import (
     JsonSyntaxError,
     add_member,
     parse,

@@ -25,8 +25,8 @@ import tomlkit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from driftguard.jsonc import parse as parse_jsonc
 from driftguard.setup_scripts._base import OTHER_TRANSPORT_KEYS, SetupRequest, stdio_matches
-from driftguard.setup_scripts._jsonc import parse as parse_jsonc
 from driftguard.setup_scripts._safe_edit import (
     JsonServers,
     ServersFormat,

@@ -1,0 +1,657 @@
+"""The steps every shell shares: config, stored goal, scoring, history, trend, handoff.
+
+The command line and the MCP server both call these, so a ``driftguard score`` and a
+``get_drift`` of the same session give the same report and write the same history.
+
+**What is kept** (issue #11). History and goals belong to a session file in a *session
+folder*: where a source keeps its sessions (:func:`driftguard.sessions.discovery.in_session_place`:
+the hosts' session folders, Cursor's store) or a folder the config's
+``sessionFolders`` lists. A file anywhere else (a copy of a transcript, a file of your own)
+is scored without reading or writing either, so it never lands in, or picks up the goal
+of, the session it was copied from. History holds only scores made with the settings in
+force — the config's preset and the remembered goal — so a trend never compares scales: a
+score with another preset, or with a goal that is not kept, is a *try-out*, shown but not
+recorded. Every outcome says which goal it used and where it came from
+(:class:`~driftguard.model.GoalUse`), and whether and why not it was recorded
+(:class:`~driftguard.model.Recording`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from driftguard.adapters import get_adapter
+from driftguard.config import Config, global_config_path, load_config, project_config_path
+from driftguard.engine.window import HostSetting, read_compaction_settings, usable_window
+from driftguard.errors import ConfigError, from_os_error
+from driftguard.model import GoalUse, Recording, ResolvedBy, Session, WindowSource
+from driftguard.render.text import (
+    Audience,
+    outcome_json_fields,
+    render_compaction_lines,
+    render_goal_line,
+    render_session_line,
+    render_text,
+    to_json_dict,
+)
+from driftguard.render.trend import NOT_IN_SESSION_FOLDER, Trend, compute_trend
+from driftguard.scoring import DriftReport, score_session
+from driftguard.scoring.features import FeatureIndex, Features
+from driftguard.sessions import discovery
+from driftguard.store.history import (
+    HistoryStore,
+    Snapshot,
+    goal_sha256,
+    history_key_for,
+    snapshot_from_report,
+)
+from driftguard.store.livecache import host_path, inputs_digest, read_host_window
+
+if TYPE_CHECKING:
+    # imported where a handoff is made: scoring a session needs neither
+    from driftguard.engine.handoff import Handoff
+    from driftguard.store.handoff_files import SavedHandoff
+
+__all__ = [
+    "NOT_IN_SESSION_FOLDER",
+    "DriftOutcome",
+    "HandoffOutcome",
+    "config_project",
+    "drift",
+    "gated_goal",
+    "handoff",
+    "history_key",
+    "in_session_folder",
+    "is_own_file",
+    "remembered_goal",
+    "score_inputs",
+    "series",
+    "trend",
+    "write_handoff",
+]
+
+_READ_ONLY = Recording(False, "this command only reads")
+_Settings = Mapping[str, HostSetting]
+"""The host settings that move its compaction point (:func:`read_compaction_settings`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DriftOutcome:
+    """A scored session with the config and goal that were used, and what was kept.
+
+    Attributes:
+        report: the drift report.
+        config: the settings in force.
+        goal: the goal text the score used (``goal_use.text``), or ``None``.
+        goal_use: that goal and where it came from, or ``None`` without a goal.
+        recording: whether the score went into the session's history, and why not.
+        input_files: the files besides the transcript the score was made with
+            (:func:`score_inputs`).
+        inputs: :func:`~driftguard.store.livecache.inputs_digest` of ``input_files``, taken
+            before they were read (the status-line cache keeps both: newcomer's review B5).
+    """
+
+    report: DriftReport
+    config: Config
+    goal: str | None
+    goal_use: GoalUse | None = None
+    recording: Recording = _READ_ONLY
+    input_files: tuple[str, ...] = ()
+    inputs: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as ``driftguard score --json`` prints it and ``get_drift`` returns it
+        as structured content (without the MCP's ``text`` and ``notes``): the design §5.5
+        object (:func:`~driftguard.render.text.to_json_dict`) with the goal and
+        recording fields of issue #11."""
+        return {**to_json_dict(self.report), **outcome_json_fields(self.goal_use, self.recording)}
+
+    def to_text(self, audience: Audience) -> str:
+        """The text report for ``audience`` (``"cli"``: someone at a terminal, ``"mcp"``: a
+        model): recommendation, factor bars, score line, handoff hint, goal line, session
+        line, and what the last compaction dropped (issue #13) when there was one."""
+        return "\n".join(
+            [
+                render_text(self.report, audience=audience),
+                render_goal_line(
+                    self.goal_use,
+                    audience,
+                    keepable=self.recording.reason != NOT_IN_SESSION_FOLDER,
+                ),
+                render_session_line(self.report, self.recording),
+                *render_compaction_lines(self.report),
+            ]
+        )
+
+
+def gated_goal(goal: str | None) -> str | None:
+    """``goal`` after the secret gate, stripped; ``None`` when there is none or the gate
+    withholds it whole (issue #9 item 3: a goal is echoed in ``get_drift``'s reply and
+    stored in ``~/.driftcli/sessions/``, so only its gated text may be either). A goal
+    with a secret redacted still scores, against its ``[REDACTED:…]`` text."""
+    if goal is None:
+        return None
+    from driftguard.secrets import gate  # only when a goal is given: the gate is slow to import
+
+    text = gate(goal).text
+    return text.strip() if text is not None and text.strip() else None
+
+
+def is_own_file(session: Session) -> bool:
+    """Whether the session's file is *the* file of its session id, the one its source
+    keeps for that id (:meth:`Adapter.is_session_file_of
+    <driftguard.adapters._base.Adapter.is_session_file_of>`): not a subagent's transcript
+    carrying its parent's id, nor a copy elsewhere (newcomer's review B6)."""
+    return bool(session.session_id) and get_adapter(session.cli).is_session_file_of(
+        Path(session.path), session.session_id or ""
+    )
+
+
+def history_key(session: Session) -> str:
+    """The history/goal key of a session: its CLI and id for *the* file of that id
+    (:func:`is_own_file`; the key it always had), else its CLI and the sha256 of its
+    resolved path (:func:`driftguard.store.history.history_key_for`): a subagent's transcript or
+    a copy in a ``sessionFolders`` folder has a history and a goal of its own, and never
+    writes into or reads those of the session whose id it carries."""
+    session_id = session.session_id if is_own_file(session) else None
+    return history_key_for(session.cli, session_id, Path(session.path))
+
+
+def in_session_folder(session: Session, config: Config, more_folders: Sequence[Path] = ()) -> bool:
+    """Whether the session's file lies in a session folder (symlinks resolved): the hosts'
+    own, or a locator of a source's store (:func:`driftguard.sessions.discovery.in_session_place`),
+    the config's ``sessionFolders``, or ``more_folders``. Only such sessions have a history
+    and a remembered goal (issue #11)."""
+    more = [*config.session_folders, *more_folders]
+    return discovery.in_session_place(Path(session.path).absolute(), more)
+
+
+def score_inputs(session: Session, project: Path | None, store: HistoryStore) -> tuple[str, ...]:
+    """The files besides the transcript whose content a score of ``session`` depends on:
+    the global config, the project's ``.driftcli`` (with a ``project``), the session's goal
+    file in ``store`` and the window the host reported for its id
+    (:func:`~driftguard.store.livecache.host_path`) — each whether it exists or not. The host's
+    own settings that move its compaction point are not among them (they are read again
+    with the transcript's next change)."""
+    files = [global_config_path()]
+    if project is not None:
+        files.append(project_config_path(project))
+    files.append(store.goal_path(history_key(session)))
+    if session.session_id:
+        files.append(host_path(session.session_id))
+    return tuple(str(file) for file in files)
+
+
+def remembered_goal(session: Session, store: HistoryStore) -> GoalUse | None:
+    """The goal stored for ``session``, after the secret gate, or ``None``. Does not check
+    the session folder (callers do: :func:`in_session_folder`)."""
+    stored = store.load_goal_record(history_key(session))
+    text = gated_goal(stored.text) if stored is not None else None
+    if stored is None or text is None:
+        return None
+    return GoalUse(text=text, source="remembered", kept=True, set_at=stored.updated)
+
+
+def drift(
+    session: Session,
+    *,
+    project: Path | None,
+    store: HistoryStore,
+    goal: str | None = None,
+    keep_goal: bool = True,
+    preset: str | None = None,
+    resolved_by: ResolvedBy = "path",
+    context_window: int | None = None,
+    record: bool = True,
+    more_folders: Sequence[Path] = (),
+    features: Features | None = None,
+    found_in: Path | None = None,
+) -> DriftOutcome:
+    """Score ``session`` with the project's config, its goal, and record it in its history.
+
+    **The goal** (issue #11). ``goal=None``: the goal remembered for the session, if any.
+    A goal given now (non-blank) is scored; with ``keep_goal`` (``get_drift`` always,
+    ``--keep-goal`` on the command line) it is also stored for later calls. A blank goal
+    (``--goal ""``) scores without a goal; with ``keep_goal`` it forgets the stored one. A
+    given goal passes the secret gate first (:func:`gated_goal`), so the goal returned,
+    stored and scored never holds a secret the gate finds; one the gate withholds whole
+    counts as not given. A goal is stored (or forgotten) only when ``record`` and the file
+    is in a session folder (:func:`in_session_folder`, with ``more_folders``); the
+    remembered goal, and the window Claude Code's status line reported for the session id,
+    apply only to a file in a session folder (a copy elsewhere may carry the id of the
+    session it was copied from).
+
+    **Recording.** With ``record``, a snapshot is appended to the session's history unless
+    the file is not in a session folder, the config turns history off, or the score is a
+    try-out: a ``preset`` other than the config's own, or a goal other than the one in
+    force after this call (a given goal not kept, or a blank one while one is
+    remembered). The outcome says which (:class:`~driftguard.model.Recording`).
+
+    The nominal context window, first found first (issue #8): ``context_window`` (the
+    ``--context-window`` flag) > the project's ``contextWindow`` > the global one > the
+    window Claude Code's status line last reported for the session > the file and model
+    name. So the status line, the hooks, ``get_drift`` and ``driftguard score`` all agree.
+    The usable window is derived from it by the host's rule, with the overrides the host's
+    environment and settings hold (:mod:`driftguard.engine.window`).
+
+    ``features`` are what the factors read from the session's messages, when the caller
+    keeps them up to date (:meth:`driftguard.sessions.incremental.SessionCache.get_indexed`); the
+    report is the same without them, only slower to make. ``found_in``: the folder above
+    the working directory whose session this is (the command line's walk up), for the
+    report.
+
+    Raises:
+        ConfigError: a config file cannot be used, or only goal distance is weighted and
+            the session has no goal.
+        UnknownNameError: ``preset`` names no shipped preset.
+    """
+    input_files = score_inputs(session, project, store)
+    inputs = inputs_digest(input_files)  # before any is read: a change meanwhile shows
+    config = load_config(project, preset=preset)
+    kept_here = in_session_folder(session, config, more_folders)
+    window = _window(session, config, context_window, use_host=kept_here)
+    remembered = remembered_goal(session, store) if kept_here else None
+    goal_use, goal_try_out = _choose_goal(
+        session, store, goal, remembered, keep=keep_goal and record and kept_here
+    )
+    goal_text = goal_use.text if goal_use is not None else None
+    _check_weights(config, goal_text)
+    report = _score(
+        session,
+        config=config,
+        goal=goal_text,
+        window=window,
+        settings=read_compaction_settings(session.cli, project=project),
+        resolved_by=resolved_by,
+        features=features,
+    )
+    if found_in is not None:
+        report = dataclasses.replace(report, found_in=str(found_in))
+    recording = _READ_ONLY
+    if record:
+        why_not = (None if kept_here else NOT_IN_SESSION_FOLDER) or _try_out(
+            project, preset, config, goal_try_out
+        )
+        if why_not is None and not config.history_enabled:
+            why_not = "history.enabled is false in the config"
+        if why_not is None:
+            snapshot = snapshot_from_report(report, goal_text, time.time())
+            if _same_moment(_last(store, history_key(session)), snapshot):
+                why_not = UNCHANGED
+            else:
+                written = store.append(history_key(session), snapshot)
+                why_not = None if written else "the history could not be written"
+        recording = Recording(why_not is None, why_not)
+    return DriftOutcome(
+        report=report,
+        config=config,
+        goal=goal_text,
+        goal_use=goal_use,
+        recording=recording,
+        input_files=input_files,
+        inputs=inputs,
+    )
+
+
+def series(
+    snapshots: Iterable[Session],
+    *,
+    project_for: Callable[[Session], Path | None],
+    store: HistoryStore,
+    more_folders: Sequence[Path] = (),
+) -> Iterator[DriftReport]:
+    """The report of each snapshot of one session, in order: its score after every turn
+    (:func:`driftguard.adapters.turn_snapshots`), for ``driftguard report`` (issue #13).
+
+    Each snapshot is scored as :func:`drift` scores the session with the project's config
+    and the remembered goal, without recording (the last report is ``drift(…,
+    record=False)``'s); one :class:`~driftguard.scoring.features.FeatureIndex` follows the
+    snapshots, so each costs its new messages only where it shares the previous one's.
+    The config, the goal and the window overrides are read once, at the first snapshot,
+    whose project ``project_for`` names (the command line's rule needs the session's cwd).
+
+    Raises:
+        ConfigError: as :func:`drift`.
+    """
+    index = FeatureIndex()
+    fixed: tuple[Config, str | None, tuple[int | None, WindowSource], _Settings] | None
+    fixed = None
+    for snapshot in snapshots:
+        if fixed is None:
+            project = project_for(snapshot)
+            config = load_config(project)
+            kept_here = in_session_folder(snapshot, config, more_folders)
+            remembered = remembered_goal(snapshot, store) if kept_here else None
+            goal = remembered.text if remembered is not None else None
+            _check_weights(config, goal)
+            window = _window(snapshot, config, None, use_host=kept_here)
+            fixed = (config, goal, window, read_compaction_settings(snapshot.cli, project=project))
+        config, goal, window, settings = fixed
+        yield _score(
+            snapshot,
+            config=config,
+            goal=goal,
+            window=window,
+            settings=settings,
+            resolved_by="path",
+            features=index.sync(snapshot.messages),
+        )
+
+
+def _check_weights(config: Config, goal: str | None) -> None:
+    """Refuse a config that weights goal distance alone for a session without a goal.
+
+    Raises:
+        ConfigError: only goal distance has a weight and ``goal`` is ``None``.
+    """
+    if goal is None and not any(
+        weight > 0 for name, weight in config.weights.items() if name != "goal_distance"
+    ):
+        raise ConfigError(
+            f"{', '.join(config.sources) or 'command line'}: weights: only goal_distance has a "
+            "weight, and this session has no goal; pass a goal or weight another factor"
+        )
+
+
+def _score(
+    session: Session,
+    *,
+    config: Config,
+    goal: str | None,
+    window: tuple[int | None, WindowSource],
+    settings: _Settings,
+    resolved_by: ResolvedBy,
+    features: Features | None,
+) -> DriftReport:
+    """The report of ``session`` with ``config``'s scoring, the nominal ``window`` that
+    overrides the session's own (:func:`_window`), and the usable window the host's rule
+    and ``settings`` derive from it. An automatic compaction the transcript shows well below
+    the rule's point (:func:`driftguard.engine.window.observed_window`) replaces it unless the
+    user named the window (``--context-window`` or ``contextWindow``: taken as the host's
+    setting now, where an earlier compaction may be stale) or the context has grown well
+    past it since."""
+    nominal, source = window
+    usable = usable_window(
+        session.cli,
+        nominal or session.context_window,
+        settings=settings,
+        window_from_file=nominal is None,
+        compactions=session.compaction_ledger,
+        context_tokens=session.context_tokens,
+        named=source in ("flag", "config"),
+    )
+    return score_session(
+        session,
+        weights=config.weights,
+        goal=goal,
+        warn_threshold=config.warn_threshold,
+        context_window=nominal,
+        resolved_by=resolved_by,
+        scoring=config.scoring,
+        usable=usable,
+        preset=config.preset,
+        window_source=source,
+        features=features,
+    )
+
+
+def config_project(
+    *,
+    named: Path | None,
+    path_given: bool,
+    session: Session,
+    found_in: Path | None,
+    default: Path,
+) -> Path:
+    """The folder whose ``.driftcli`` applies to a command's score: the one ``named``
+    (``--project``); for a session file given by path, the session's own directory while
+    it exists; the folder above the working directory whose session it is
+    (``found_in``); else ``default`` (the working directory, or watch's project)."""
+    if named is not None:
+        return named
+    if path_given and session.cwd and Path(session.cwd).is_dir():
+        return Path(session.cwd)
+    return found_in if found_in is not None else default
+
+
+UNCHANGED = "unchanged since the last recorded score"
+"""Why a score of a session that did not change since its last snapshot is not recorded
+again: the trend measures how the session moved, not how often someone looked (the stop
+hook, ``get_drift`` and ``driftguard score`` all score the same turn)."""
+
+
+def _last(store: HistoryStore, key: str) -> Snapshot | None:
+    """The session's latest snapshot; ``None`` also when the history cannot be read (the
+    append that follows tries to write it and notes the failure once)."""
+    try:
+        return HistoryStore.last(store, key)
+    except OSError:
+        return None
+
+
+def _same_moment(last: Snapshot | None, new: Snapshot) -> bool:
+    """Whether ``new`` scores the same moment of the session as ``last``, the same way:
+    the same messages and context, score, scoring, preset and goal."""
+    return last is not None and (
+        last.messages,
+        last.context_tokens,
+        last.score,
+        last.scoring,
+        last.preset,
+        last.goal_sha256,
+    ) == (new.messages, new.context_tokens, new.score, new.scoring, new.preset, new.goal_sha256)
+
+
+def _choose_goal(
+    session: Session,
+    store: HistoryStore,
+    goal: str | None,
+    remembered: GoalUse | None,
+    *,
+    keep: bool,
+) -> tuple[GoalUse | None, str | None]:
+    """The goal to score with, and why the score is a goal try-out (``None``: it is not).
+
+    ``keep``: store a given goal (or forget the stored one for a blank goal)."""
+    if goal is None:
+        return remembered, None
+    given = gated_goal(goal) if goal.strip() else None
+    if goal.strip() and given is None:
+        return remembered, None  # withheld whole by the gate: as if no goal were given
+    key = history_key(session)
+    if keep:
+        if given is None:
+            store.clear_goal(key)
+            return None, None
+        if remembered is not None and given == remembered.text:
+            # not written again: the write ends in an fsync whose wait grows with whatever
+            # else the disk has to flush (issue #10, measured: a warm get_drift with a goal
+            # right after a 150 MB session was written, 5.6 ms with the write, 4.0 without)
+            return GoalUse(given, "given", kept=True, set_at=remembered.set_at), None
+        store.save_goal(key, given)
+        return GoalUse(given, "given", kept=True, set_at=time.time()), None
+    if given is not None and remembered is not None and given == remembered.text:
+        return GoalUse(given, "given", kept=True, set_at=remembered.set_at), None
+    if given is None:
+        return None, ("a try-out without the remembered goal" if remembered is not None else None)
+    return GoalUse(given, "given", kept=False), (
+        "a try-out with a goal that is not kept"
+        if remembered is None
+        else "a try-out with another goal than the remembered one"
+    )
+
+
+def _try_out(
+    project: Path | None, preset: str | None, config: Config, goal_try_out: str | None
+) -> str | None:
+    """Why a score is a try-out that history must not hold (``None``: it is not one)."""
+    if preset is not None:
+        own = load_config(project).preset
+        if preset != own:
+            return f"a try-out with preset {preset} (the config's is {own})"
+    return goal_try_out
+
+
+def _window(
+    session: Session, config: Config, flag: int | None, *, use_host: bool
+) -> tuple[int | None, WindowSource]:
+    """The nominal window that overrides the session's own, and where it came from
+    (``None`` and ``"file"``: the session's own). ``use_host``: the window Claude Code last
+    reported for the session id may apply (not for a file outside the session folders,
+    which may be a copy carrying another session's id); it applies only to *the* file of
+    that id (:func:`is_own_file`; not a subagent's transcript, which may run another
+    model)."""
+    if flag is not None and flag > 0:
+        return flag, "flag"
+    if config.context_window is not None:
+        return config.context_window, "config"
+    if use_host and session.cli == "claude_code" and session.session_id and is_own_file(session):
+        host = read_host_window(session.session_id)
+        if host is not None and host > 0:
+            return host, "host"
+    return None, "file"
+
+
+def trend(
+    session: Session,
+    *,
+    project: Path | None,
+    store: HistoryStore,
+    more_folders: Sequence[Path] = (),
+) -> Trend:
+    """The trend of the session's recorded snapshots (design §6), over those made with the
+    scoring, preset and goal in force now (the others are set aside, issues #8 and #11).
+    A file outside the session folders has no history: an empty trend."""
+    config = load_config(project)
+    if not in_session_folder(session, config, more_folders):
+        return compute_trend((), config.warn_threshold, outside=True)
+    goal = remembered_goal(session, store)
+    return compute_trend(
+        store.read(history_key(session)),
+        config.warn_threshold,
+        scoring=config.scoring,
+        preset=config.preset,
+        goal_sha256=goal_sha256(goal.text) if goal is not None else None,
+    )
+
+
+def handoff(
+    session: Session,
+    *,
+    project: Path | None,
+    store: HistoryStore,
+    resolved_by: ResolvedBy = "path",
+    saved_to: str | None = None,
+    features: Features | None = None,
+    found_in: Path | None = None,
+) -> tuple[Handoff, DriftReport]:
+    """The handoff prompt of the session, with its current (unrecorded) report.
+
+    ``saved_to`` names the file the draft is being saved to (``handoff --write``,
+    the ``save_handoff`` tool); the prompt then asks to complete that file in place, and
+    says how the next session gets it: for a Claude Code session, by itself only when
+    driftguard's ``SessionStart`` hook is installed
+    (:func:`driftguard.setup_scripts.claude_hooks.session_start_installed`).
+    ``features`` and ``found_in``: as :func:`drift`.
+    """
+    from driftguard.engine.handoff import HANDED_OVER_BY_HOOK, build_handoff
+
+    outcome = drift(
+        session,
+        project=project,
+        store=store,
+        resolved_by=resolved_by,
+        record=False,
+        features=features,
+        found_in=found_in,
+    )
+    hooked = True
+    if saved_to is not None and session.cli in HANDED_OVER_BY_HOOK:
+        from driftguard.setup_scripts.claude_hooks import session_start_installed
+
+        hooked = session_start_installed()
+    made = build_handoff(session, outcome.report, saved_to=saved_to, hooked=hooked)
+    return made, outcome.report
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffOutcome:
+    """A handoff saved for the next session (or why it was not), with its report.
+
+    Attributes:
+        handoff: the handoff prompt and its facts.
+        report: the session's current (unrecorded) drift report.
+        saved: what was written in the project's ``.driftguard/`` folder, or ``None``.
+        project: the project it was saved in, or ``None``.
+        not_saved: why it was not saved (the session belongs to no project it may be
+            saved in), one line; ``None`` when it was.
+    """
+
+    handoff: Handoff
+    report: DriftReport
+    saved: SavedHandoff | None
+    project: Path | None = None
+    not_saved: str | None = None
+
+
+def write_handoff(
+    session: Session,
+    *,
+    project: Path | None,
+    store: HistoryStore,
+    projects: Sequence[Path],
+    found_for_project: bool,
+    replace: bool = False,
+    resolved_by: ResolvedBy = "path",
+    features: Features | None = None,
+    found_in: Path | None = None,
+) -> HandoffOutcome:
+    """The handoff of the session, saved as ``.driftguard/handoff.md`` (with its
+    checkpoint) in the project it belongs to: ``driftguard handoff --write`` and the
+    ``save_handoff`` tool.
+
+    Args:
+        session: the parsed session.
+        project: the project whose config applies (as :func:`drift`).
+        store: the history store (read for the remembered goal).
+        projects: the projects the command or server was started for, most likely first;
+            the handoff is saved only in one of them
+            (:func:`driftguard.store.handoff_files.handoff_target`, issue #9 item 1).
+        found_for_project: the session was found for ``projects[0]`` (not named by the
+            caller).
+        replace: replace a completed ``handoff.md`` that still waits for the next session
+            (it is kept under another name either way).
+        resolved_by: how the session was chosen, for the report.
+        features: as :func:`drift`.
+        found_in: as :func:`drift`.
+
+    Raises:
+        DriftguardError: the handoff files cannot be written (names the project), or a
+            completed handoff waits and ``replace`` is not given.
+        ConfigError: as :func:`drift`.
+    """
+    from driftguard.store.handoff_files import handoff_files, handoff_target, save_handoff
+
+    chosen = handoff_target(session, projects, found_for_project=found_for_project)
+    target = chosen.project
+    made, report = handoff(
+        session,
+        project=project,
+        store=store,
+        resolved_by=resolved_by,
+        saved_to=str(handoff_files(target).handoff) if target is not None else None,
+        features=features,
+        found_in=found_in,
+    )
+    saved = None
+    if target is not None:
+        try:
+            saved = save_handoff(target, made, report, replace=replace)
+        except OSError as exc:
+            raise from_os_error(exc, f"cannot write the handoff in {target}") from exc
+    return HandoffOutcome(made, report, saved, target, chosen.reason)

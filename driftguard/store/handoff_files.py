@@ -1,0 +1,470 @@
+"""The handoff loop on disk: a session saves its handoff in the project, the next session
+starts with it (issue #5 item 4).
+
+Files, in ``<project>/.driftguard/`` (created with mode ``0o700`` and a ``.gitignore``
+holding ``*``, so nothing in it is ever committed; an existing folder or ``.gitignore`` is
+left as it is). Every file is written with mode ``0o600`` (readable by the user only, as
+driftguard's history and cache files): a file written over an older one gets that mode
+too, since it replaces it::
+
+    handoff.md        the handoff: the pre-filled draft of design §6 (five sections,
+                      secrets already gated), which the model then completes in place
+    handoff.json      the checkpoint: {"v": 1, "id", "session_id", "cli", "transcript",
+                      "project", "created" (epoch s), "created_at" (ISO 8601 UTC),
+                      "score", "state", "factors" (points, one decimal), "handoff_suggested",
+                      "files_touched", "draft_sha256" (of the draft as written)}
+    handoff.pending   {"id", "ts"}: a handoff is waiting for the next session
+    handoff.consumed  {"id", "session_id", "ts"}: which session took the last one
+    handoff.prev.md   the previous handoff.md, kept when a new draft replaces a draft
+    handoff-<UTC time>.md  a handoff someone completed, kept when a new draft replaces it
+
+**A handoff someone wrote is never lost** (issue #11). ``handoff.md`` is *edited* when it
+no longer matches the checkpoint's ``draft_sha256`` (the user or the model completed it;
+a checkpoint from before issue #11 has no digest, and its handoff counts as edited). A new
+save replaces an unedited draft (kept as ``handoff.prev.md``, as before). An edited
+handoff that still waits for the next session (the pending marker names it) is not
+replaced: :func:`save_handoff` raises :class:`~driftguard.errors.RefusedPathError` unless
+``replace`` is given. Any other edited handoff — or one replaced with ``replace`` — is
+first kept as ``handoff-<UTC time>.md`` (a new name, never overwriting a file), and the
+result names it (:attr:`SavedHandoff.kept`).
+
+**An unfinished draft says so** (issue #11). When the handoff the ``SessionStart`` hook
+hands over still holds placeholders of the draft
+(:func:`driftguard.store.handoff_draft.placeholders_left`), the text given to the new session says
+it is an unfinished draft: the facts driftguard read, not a handoff the previous session
+completed.
+
+:func:`save_handoff` writes ``handoff.md``, then the checkpoint, then the pending marker —
+each atomically (:func:`driftguard._fileio.write_atomic`) — so the marker never points at
+a half-written handoff. :func:`take_handoff` (the ``SessionStart`` hook) reads them and
+*claims* the handoff by deleting the pending marker: the deletion succeeds for exactly
+one session, so a handoff is injected at most once even when two sessions start at the
+same moment, and a consumed handoff is never injected again. The marker is not sticky: it
+blocks nothing (a new save writes a new one; a session that finds none starts normally)
+and is gone once read. The session that saved the handoff does not take it back when it
+is resumed or compacted (same session id); the marker then waits for the next session.
+
+Before it reaches the new session's context, ``handoff.md`` passes the secret gate again
+(the model may have added text to the draft), and is cut to :data:`CONTEXT_CHARS`.
+
+**Where the files go** (issue #9 item 1): only into a project the command, the server or
+the hook was started for — its working directory, ``$CLAUDE_PROJECT_DIR``, ``--project``,
+the MCP client's roots — never into a folder a session file names. :func:`handoff_target`
+picks among those projects the one the session belongs to, by the working directory the
+session recorded; a session of another folder is not saved anywhere (the caller returns its
+handoff as text and says so). Nothing is read or written through a symlink from the
+project folder down: a ``.driftguard`` that is a symlink, or a handoff file in it that is
+one, raises :class:`~driftguard.errors.RefusedPathError` before anything is touched (a
+checked-out repository could carry ``.driftguard -> ~/.ssh``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from driftguard._fileio import (
+    complete_temporary,
+    link_new,
+    read_json_object,
+    write_atomic,
+    write_json_atomic,
+)
+from driftguard.errors import RefusedPathError
+from driftguard.format import display_factors
+from driftguard.sessions import discovery
+from driftguard.store.handoff_draft import placeholders_left
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from driftguard.engine.handoff import Handoff
+    from driftguard.model import Session
+    from driftguard.scoring.composite import DriftReport
+
+__all__ = [
+    "CHECKPOINT_VERSION",
+    "CONTEXT_CHARS",
+    "HANDOFF_DIR",
+    "HandoffFiles",
+    "HandoffTarget",
+    "SavedHandoff",
+    "TakenHandoff",
+    "check_no_symlinks",
+    "handoff_context",
+    "handoff_files",
+    "handoff_target",
+    "save_handoff",
+    "take_handoff",
+]
+
+HANDOFF_DIR: Final = ".driftguard"
+"""The folder in the project that holds the handoff files."""
+CHECKPOINT_VERSION: Final = 1
+CONTEXT_CHARS: Final = 9_000
+"""Characters of ``handoff.md`` put into the next session's context. Claude Code moves
+``additionalContext`` over 10,000 characters into a file (mcp-and-hosts.md §4.2); this keeps
+the handoff itself, with its header, in the context."""
+_FILE_MODE: Final = 0o600
+"""Mode of the handoff files: readable by the user only, like driftguard's history and
+cache files (the draft quotes the transcript; its secrets are gated, its prose is not)."""
+_DIR_MODE: Final = 0o700
+"""Mode of ``.driftguard/`` when driftguard creates it (an existing folder is left as it is)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffFiles:
+    """Where the handoff files of one project live."""
+
+    folder: Path
+    handoff: Path
+    checkpoint: Path
+    pending: Path
+    consumed: Path
+    previous: Path
+    gitignore: Path
+
+
+def handoff_files(project: Path) -> HandoffFiles:
+    """The handoff files of ``project`` (nothing is created)."""
+    folder = project / HANDOFF_DIR
+    return HandoffFiles(
+        folder=folder,
+        handoff=folder / "handoff.md",
+        checkpoint=folder / "handoff.json",
+        pending=folder / "handoff.pending",
+        consumed=folder / "handoff.consumed",
+        previous=folder / "handoff.prev.md",
+        gitignore=folder / ".gitignore",
+    )
+
+
+def check_no_symlinks(files: HandoffFiles) -> None:
+    """Refuse a ``.driftguard`` folder, or a handoff file in it, that is a symlink.
+
+    Raises:
+        RefusedPathError: one of them is a symlink (the message names it and says what
+            to do); nothing has been read or written.
+    """
+    for path in (
+        files.folder,
+        files.gitignore,
+        files.handoff,
+        files.checkpoint,
+        files.pending,
+        files.consumed,
+        files.previous,
+    ):
+        if path.is_symlink():
+            raise RefusedPathError(
+                f"{path} is a symlink: driftguard reads and writes handoff files only in a "
+                f"real {HANDOFF_DIR} folder of the project, never through a link; remove "
+                "the link (a new save creates the folder)"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffTarget:
+    """Where a session's handoff may be saved: ``project``, or nowhere (``None``) with the
+    ``reason`` shown to the user."""
+
+    project: Path | None
+    reason: str | None = None
+
+
+def handoff_target(
+    session: Session, projects: Sequence[Path], *, found_for_project: bool
+) -> HandoffTarget:
+    """The project among ``projects`` that ``session``'s handoff may be saved in.
+
+    Args:
+        session: the parsed session (its recorded ``cwd`` and its file's place decide).
+        projects: the projects the command, server or hook was started for, most likely
+            first (the working directory, ``$CLAUDE_PROJECT_DIR``, ``--project``, the MCP
+            client's roots); never a folder taken from a session file.
+        found_for_project: the session was found for ``projects[0]`` (a hook's pointer,
+            ``CLAUDE_CODE_SESSION_ID``, the newest of the project), not named by the caller.
+
+    The rule (issue #9 item 1): a session that recorded a working directory belongs to the
+    deepest project that is that folder or contains it; one that recorded none belongs to
+    ``projects[0]`` when it was found for it, else to the project whose own session folder
+    holds the file (:func:`driftguard.sessions.discovery.in_project_session_folder`). Otherwise it
+    is saved nowhere, and ``reason`` says why.
+    """
+    if not projects:
+        return HandoffTarget(None, "no project to save it in")
+    if session.cwd:
+        containing = [p for p in projects if discovery.project_contains(p, session.cwd)]
+        if containing:
+            return HandoffTarget(max(containing, key=lambda p: len(p.absolute().parts)))
+        return HandoffTarget(
+            None,
+            "the handoff was not saved: this session was recorded in another folder than "
+            f"the project driftguard was started for ({projects[0]}), and a handoff is "
+            "saved only in that project; the handoff is returned as text",
+        )
+    if found_for_project:
+        return HandoffTarget(projects[0])
+    session_file = Path(session.path)
+    for project in projects:
+        if discovery.in_project_session_folder(project, session_file):
+            return HandoffTarget(project)
+    return HandoffTarget(
+        None,
+        "the handoff was not saved: this session file records no working directory and "
+        f"is not one of the project's own ({projects[0]}), and a handoff is saved only in "
+        "that project; the handoff is returned as text",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SavedHandoff:
+    """What :func:`save_handoff` wrote: the new draft, its checkpoint, and — when the
+    ``handoff.md`` it replaced had been completed by someone — where that one was kept;
+    ``previous``: where the untouched draft it replaced was kept (``handoff.prev.md``),
+    else ``None``."""
+
+    handoff: Path
+    checkpoint: Path
+    record: dict[str, Any]
+    kept: Path | None = None
+    previous: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TakenHandoff:
+    """A handoff the ``SessionStart`` hook claimed for a new session."""
+
+    text: str
+    """``handoff.md`` after the secret gate (not yet cut to length)."""
+    checkpoint: dict[str, Any]
+    path: Path
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _keep_completed(files: HandoffFiles, data: bytes, now: float) -> Path:
+    """Write ``data`` (a completed handoff.md) to a new ``handoff-<UTC time>.md`` next to
+    it, never over an existing file (a suffix ``-2``, ``-3`` … is added); returns it.
+
+    Raises:
+        OSError: it cannot be written.
+    """
+    stamp = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%dT%H-%M-%SZ")
+    for attempt in range(1, 1000):
+        suffix = "" if attempt == 1 else f"-{attempt}"
+        target = files.folder / f"handoff-{stamp}{suffix}.md"
+        temp = complete_temporary(target, data, mode=_FILE_MODE)
+        try:
+            if not link_new(temp, target):  # never overwrites: a taken name is skipped
+                continue
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+        return target
+    raise OSError(f"no free name for a kept handoff in {files.folder}")
+
+
+def _edited(files: HandoffFiles) -> bytes | None:
+    """The bytes of ``handoff.md`` when someone changed it since driftguard wrote it (it
+    no longer matches the checkpoint's ``draft_sha256``), else ``None`` (no file, or the
+    draft as written)."""
+    try:
+        data = files.handoff.read_bytes()
+    except FileNotFoundError:
+        return None
+    checkpoint = read_json_object(files.checkpoint) or {}
+    return None if checkpoint.get("draft_sha256") == _sha256(data) else data
+
+
+def _waiting(files: HandoffFiles) -> bool:
+    """A handoff waits for the next session: the pending marker names the checkpoint."""
+    marker = read_json_object(files.pending)
+    checkpoint = read_json_object(files.checkpoint)
+    return (
+        marker is not None and checkpoint is not None and marker.get("id") == checkpoint.get("id")
+    )
+
+
+def _ensure_folder(files: HandoffFiles) -> None:
+    files.folder.mkdir(mode=_DIR_MODE, exist_ok=True)
+    if not files.gitignore.exists():
+        write_atomic(
+            files.gitignore,
+            b"# driftguard's handoff files: never committed\n*\n",
+            mode=_FILE_MODE,
+        )
+
+
+def save_handoff(
+    project: Path,
+    handoff: Handoff,
+    report: DriftReport,
+    *,
+    now: float | None = None,
+    replace: bool = False,
+) -> SavedHandoff:
+    """Save the handoff draft and its checkpoint for the next session in ``project``.
+
+    Writes ``handoff.md`` (``handoff.draft``), ``handoff.json`` and ``handoff.pending``,
+    creating ``.driftguard/`` and its ``.gitignore`` first. A previous ``handoff.md`` is
+    kept: as ``handoff.prev.md`` when it is the draft as driftguard wrote it, else (someone
+    completed it) as a new ``handoff-<UTC time>.md``, named in the result (module doc).
+    ``project`` must exist, and be one the caller was started for (:func:`handoff_target`).
+
+    Args:
+        replace: replace a completed handoff that still waits for the next session (it
+            is kept as ``handoff-<UTC time>.md``); without it such a handoff is refused.
+
+    Raises:
+        RefusedPathError: ``.driftguard`` or a handoff file in it is a symlink
+            (:func:`check_no_symlinks`), or a completed handoff still waits for the next
+            session and ``replace`` was not given; nothing was written.
+        OSError: the project folder cannot be written.
+    """
+
+    files = handoff_files(project)
+    check_no_symlinks(files)
+    created = time.time() if now is None else now
+    edited = _edited(files)
+    if edited is not None and _waiting(files) and not replace:
+        raise RefusedPathError(
+            f"{files.handoff} was completed and still waits for the next session started "
+            "in this project: not replaced. Start that session to use it, or replace it "
+            "(handoff --write --replace, save_handoff with replace=true); it is then kept "
+            "as handoff-<UTC time>.md"
+        )
+    _ensure_folder(files)
+    kept = previous = None
+    if edited is not None:
+        kept = _keep_completed(files, edited, created)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            write_atomic(files.previous, files.handoff.read_bytes(), mode=_FILE_MODE)
+            previous = files.previous
+    handoff_id = uuid.uuid4().hex
+    draft = handoff.draft.encode("utf-8")
+    record: dict[str, Any] = {
+        "v": CHECKPOINT_VERSION,
+        "id": handoff_id,
+        "session_id": report.session.session_id,
+        "cli": handoff.cli,
+        "transcript": handoff.session_path,
+        "project": str(project),
+        "created": created,
+        "created_at": _iso(created),
+        "score": report.score,
+        "state": report.state,
+        "factors": display_factors(report.factors),
+        "handoff_suggested": report.handoff_suggested,
+        "files_touched": list(handoff.files_modified),
+        "draft_sha256": _sha256(draft),
+    }
+    write_atomic(files.handoff, draft, mode=_FILE_MODE)
+    write_json_atomic(files.checkpoint, record, mode=_FILE_MODE)
+    write_json_atomic(files.pending, {"id": handoff_id, "ts": created}, mode=_FILE_MODE)
+    return SavedHandoff(
+        handoff=files.handoff,
+        checkpoint=files.checkpoint,
+        record=record,
+        kept=kept,
+        previous=previous,
+    )
+
+
+def take_handoff(project: Path, session_id: str | None) -> TakenHandoff | None:
+    """Claim the handoff waiting in ``project`` for the session ``session_id``.
+
+    Returns ``None`` — and leaves everything as it is — when no handoff is waiting, its
+    files are missing or do not match, it was saved by this same session, or the gate
+    withholds it whole; else deletes the pending marker (the claim), records the
+    consumer in ``handoff.consumed`` (best effort: the handoff is returned even when that
+    record cannot be written) and returns the gated text. Never raises for a missing or
+    corrupt file; ``OSError`` when the marker cannot be deleted (nothing is claimed then);
+    :class:`~driftguard.errors.RefusedPathError` when ``.driftguard`` or a handoff file in
+    it is a symlink (nothing is read).
+    """
+    from driftguard.secrets import gate
+
+    files = handoff_files(project)
+    check_no_symlinks(files)
+    marker = read_json_object(files.pending)
+    if marker is None:
+        return None
+    checkpoint = read_json_object(files.checkpoint)
+    if checkpoint is None or checkpoint.get("id") != marker.get("id"):
+        return None
+    if session_id is not None and checkpoint.get("session_id") == session_id:
+        return None
+    try:
+        text = files.handoff.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    gated = gate(text)
+    if gated.text is None or not gated.text.strip():
+        return None
+    try:
+        os.unlink(files.pending)
+    except FileNotFoundError:
+        return None  # another session claimed it first
+    with contextlib.suppress(OSError):  # claimed already: never lose the handoff over this
+        write_json_atomic(
+            files.consumed,
+            {"id": checkpoint.get("id"), "session_id": session_id, "ts": time.time()},
+            mode=_FILE_MODE,
+        )
+    return TakenHandoff(text=gated.text, checkpoint=checkpoint, path=files.handoff)
+
+
+def handoff_context(taken: TakenHandoff, project: Path) -> str:
+    """The text given to the new session: where the handoff comes from, then the handoff.
+
+    Facts, not instructions (a hook's context that reads like a system command is shown to
+    the user instead; mcp-and-hosts.md §4.2).
+    """
+    checkpoint = taken.checkpoint
+    about: list[str] = []
+    session_id = checkpoint.get("session_id")
+    if isinstance(session_id, str) and session_id:
+        about.append(f"session {session_id}")
+    created_at = checkpoint.get("created_at")
+    if isinstance(created_at, str):
+        about.append(f"saved {created_at}")
+    score, state = checkpoint.get("score"), checkpoint.get("state")
+    if isinstance(score, int) and isinstance(state, str):
+        about.append(f"drift score {score}/100, {state}")
+    try:
+        shown = taken.path.relative_to(project)
+    except ValueError:
+        shown = taken.path
+    detail = f" ({'; '.join(about)})" if about else ""
+    text = taken.text.strip()
+    left = placeholders_left(text)
+    if len(text) > CONTEXT_CHARS:
+        text = text[:CONTEXT_CHARS].rstrip() + f"\n\n[… cut; the whole handoff is in {shown}]"
+    if left:
+        placeholders = f"{left} placeholder{'s' * (left != 1)} in <angle brackets>"
+        return (
+            f"driftguard: the previous session in this project{detail} saved a handoff "
+            f"draft in {shown} but did not complete it: it still holds {placeholders}. "
+            "The facts in it were read from that session's transcript and may be "
+            "incomplete; nothing in it was checked or written by the previous session. "
+            f"The unfinished draft:\n\n{text}\n"
+        )
+    return (
+        f"driftguard: the previous session in this project{detail} left this handoff "
+        f"for the next session, saved in {shown}:\n\n{text}\n"
+    )
