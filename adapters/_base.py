@@ -30,8 +30,8 @@ from driftguard.adapters._common import (
     load_record,
     open_session_file,
 )
-from driftguard.adapters._compaction import HostSetting, UsableWindow
 from driftguard.adapters._scan import Candidate, IdQuery, ProjectPaths, is_under
+from driftguard.compaction.window import HostSetting, UsableWindow
 from driftguard.errors import SessionFormatError, from_os_error
 from driftguard.model import CliName, Session, ToolKind
 

@@ -1,7 +1,6 @@
-"""What every adapter's compaction rule is made of: the values a host's environment and
-settings hold (:class:`HostSetting`), the usable window a rule gives
-(:class:`UsableWindow`), the JavaScript number parsing the Node-based CLIs apply to their
-environment, and the readers of their settings files.
+"""What every adapter's compaction rule is made of: the JavaScript number parsing the
+Node-based CLIs apply to their environment, and the readers of their settings files
+(the values they hold are :class:`~driftguard.compaction.window.HostSetting`).
 
 A session does not run until its model's nominal window is full: each CLI compacts (or
 compresses) its history earlier. The *usable window* is that point, in tokens; each
@@ -16,12 +15,11 @@ import json
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from driftguard.compaction.window import HostSetting
+
 __all__ = [
-    "HostSetting",
-    "UsableWindow",
     "dotted",
     "js_float",
     "js_int",
@@ -34,35 +32,6 @@ __all__ = [
 _TRUE_WORDS = ("1", "true", "yes", "on")
 _JS_INT = re.compile(r"\s*([+-]?\d+)")
 _JS_FLOAT = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
-
-
-@dataclass(frozen=True, slots=True)
-class HostSetting:
-    """One value the host's environment or settings hold.
-
-    Attributes:
-        value: the raw value (a string from the environment; JSON or TOML types from a file).
-        source: ``"environment"`` or the file it came from.
-    """
-
-    value: object
-    source: str
-
-
-@dataclass(frozen=True, slots=True)
-class UsableWindow:
-    """Where the host compacts.
-
-    Attributes:
-        tokens: the usable window in tokens (> 0).
-        rule: how it was derived, in words (the arithmetic with the host's constants).
-        overrides: the settings that changed it, e.g.
-            ``("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=80 (environment)",)``; empty for the default.
-    """
-
-    tokens: int
-    rule: str
-    overrides: tuple[str, ...] = ()
 
 
 def js_int(value: object) -> int | None:

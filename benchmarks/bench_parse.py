@@ -51,8 +51,9 @@ def _measure(scenario: str, path: Path, base_size: int, turn_ends: list[int]) ->
     """Run one scenario in this process; return its figures."""
     started = time.perf_counter()
     from driftguard.adapters import parse_session
+    from driftguard.engine.drift import score_session
     from driftguard.presets import load_preset
-    from driftguard.scoring import DriftReport, score_session
+    from driftguard.scoring import DriftReport
     from driftguard.sessions.incremental import SessionCache
 
     weights = load_preset("coding").weights

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from driftguard.adapters import parse_session
+    from driftguard.engine.drift import score_session
     from driftguard.errors import (
         ConfigError,
         DriftguardError,
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     )
     from driftguard.model import ParsedMessage, Session, ToolCall
     from driftguard.render.text import render_text, to_json_dict
-    from driftguard.scoring import DriftReport, score_session
+    from driftguard.scoring import DriftReport
 
     __version__: str
 
@@ -64,7 +65,7 @@ _LAZY = {
     "ToolCall": "driftguard.model",
     "DriftReport": "driftguard.scoring",
     "render_text": "driftguard.render.text",
-    "score_session": "driftguard.scoring",
+    "score_session": "driftguard.engine.drift",
     "to_json_dict": "driftguard.render.text",
 }
 

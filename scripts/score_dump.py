@@ -48,7 +48,7 @@ import sys
 from pathlib import Path
 from driftguard.adapters import parse_session
 from driftguard.presets import load_preset
-from driftguard.scoring import score_session
+from driftguard.engine.drift import score_session
 MEASURED = (
     "conversation_tokens", "overlap", "loop", "slope", "corrections", "hedge_rise",
     "goal_distance_seed",

@@ -197,3 +197,134 @@ def test_the_check_sees_a_layout_written_in_code() -> None:
     assert any(_mentions(s, "rollout-") for s in strings)
     assert _mentions("~/.claude/projects/x", "projects")
     assert not _mentions("the projects it was started for", "projects")
+
+
+# The layers of the installed package, from the ground up: a module may import its own
+# wing and any wing on a lower floor, never one on its own floor or above. Each wing's
+# ``__init__`` docstring says the same in words.
+FLOORS: tuple[tuple[str, ...], ...] = (
+    (
+        "model",
+        "errors",
+        "paths",
+        "_fileio",
+        "_process",
+        "_values",
+        "terminal",
+        "secrets",
+        "text",
+        "format",
+        "jsonc",
+        "labels",
+        "demo",
+    ),
+    ("presets",),
+    ("config",),
+    ("compaction",),
+    ("scoring", "adapters"),
+    ("sessions",),
+    ("store", "render"),
+    ("engine",),
+    ("setup_scripts",),
+    ("live", "server"),
+    ("cli",),
+    ("__init__", "__main__"),
+)
+"""Floors, lowest first; the wings on one floor do not import each other."""
+GROUND = FLOORS[0]
+"""The ground modules import one another freely: each is a leaf of the standard library
+and its third-party dependencies with at most a lazy import of another."""
+_FLOOR_OF = {wing: floor for floor, wings in enumerate(FLOORS) for wing in wings}
+_FOLDERS = {"driftguard": "driftguard", "adapters": "adapters", "presets": "presets"}
+_FOLDERS["setup_scripts"] = "setup_scripts"
+
+
+def _installed_name(path: Path) -> str:
+    """``driftguard.<…>`` as the module installs (pyproject's package-dir mapping)."""
+    relative = path.relative_to(REPO_ROOT).with_suffix("")
+    parts = list(relative.parts)
+    if parts[0] != "driftguard":
+        parts.insert(0, "driftguard")
+    if parts[-1] == "__init__" and len(parts) > 1 and parts != ["driftguard", "__init__"]:
+        parts.pop()
+    return ".".join(parts)
+
+
+def _wing(module: str) -> str:
+    """The wing of an installed module name: ``driftguard.engine.drift`` → ``engine``."""
+    parts = module.split(".")
+    if module == "driftguard.__init__" or module == "driftguard":
+        return "__init__"
+    return parts[1]
+
+
+def _package_modules() -> list[Path]:
+    paths = [*_modules("driftguard"), *_modules("adapters"), *_modules("presets")]
+    return [*paths, *_modules("setup_scripts")]
+
+
+def _imported_modules(path: Path) -> list[str]:
+    """Every ``driftguard.*`` module the file imports, at any depth (lazy imports and
+    ``TYPE_CHECKING`` blocks included); ``from driftguard.x import y`` counts as
+    ``driftguard.x.y`` when ``y`` is a module of the package."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    own = _installed_name(path)
+    package = own if path.name == "__init__.py" else own.rpartition(".")[0]
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.startswith("driftguard")]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            if not base.startswith("driftguard"):
+                continue
+            for alias in node.names:
+                if base == "driftguard" and alias.name.startswith("__"):
+                    continue  # the package's own metadata (``__version__``), not a module
+                found.append(f"{base}.{alias.name}" if base == "driftguard" else base)
+    return found
+
+
+def _upward_imports() -> list[str]:
+    wrong = []
+    for path in _package_modules():
+        name = _installed_name(path)
+        wing = "__init__" if path == REPO_ROOT / "driftguard" / "__init__.py" else _wing(name)
+        if name == "driftguard.__main__":
+            wing = "__main__"
+        for target in _imported_modules(path):
+            other = _wing(target)
+            if other == wing or (wing in GROUND and other in GROUND):
+                continue
+            if _FLOOR_OF[other] >= _FLOOR_OF[wing]:
+                wrong.append(f"{path.relative_to(REPO_ROOT)} ({wing}) imports {target} ({other})")
+    return wrong
+
+
+def test_every_module_of_the_package_has_a_floor() -> None:
+    wings = {_wing(_installed_name(path)) for path in _package_modules()}
+    assert wings - set(_FLOOR_OF) == set()
+
+
+def test_no_module_imports_a_wing_on_its_own_floor_or_above() -> None:
+    assert _upward_imports() == []
+
+
+def test_each_wing_says_in_its_docstring_what_it_may_import() -> None:
+    for folder in ("compaction", "sessions", "store", "render", "engine", "live", "server"):
+        text = (REPO_ROOT / "driftguard" / folder / "__init__.py").read_text(encoding="utf-8")
+        doc = ast.get_docstring(ast.parse(text)) or ""
+        assert "may import" in doc.lower(), folder
+    for folder in ("cli", "scoring"):
+        text = (REPO_ROOT / "driftguard" / folder / "__init__.py").read_text(encoding="utf-8")
+        assert "import" in (ast.get_docstring(ast.parse(text)) or ""), folder
+
+
+def test_the_layer_check_sees_an_import_that_looks_up() -> None:
+    engine_file = REPO_ROOT / "driftguard" / "engine" / "drift.py"
+    tree_imports = _imported_modules(engine_file)
+    assert all(_wing(name) != "cli" for name in tree_imports)
+    assert _FLOOR_OF["cli"] > _FLOOR_OF["engine"] > _FLOOR_OF["store"] > _FLOOR_OF["scoring"]

@@ -14,7 +14,6 @@ from typing import Any, ClassVar
 
 from driftguard.adapters._base import Claim, FileAdapter, Finder
 from driftguard.adapters._common import ToolKinds
-from driftguard.adapters._compaction import HostSetting, UsableWindow
 from driftguard.adapters._scan import ProjectPaths
 from driftguard.adapters.claude_code import _compaction, _find
 from driftguard.adapters.claude_code._find import project_dir_name, roots
@@ -24,6 +23,7 @@ from driftguard.adapters.claude_code._parse import (
     ClaudeCodeParser,
     parse,
 )
+from driftguard.compaction.window import HostSetting, UsableWindow
 from driftguard.model import CliName, Session
 
 __all__ = [

@@ -32,14 +32,13 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from driftguard.adapters._compaction import (
-    HostSetting,
-    UsableWindow,
     js_float,
     js_int,
     named,
     read_json,
     truthy,
 )
+from driftguard.compaction.window import HostSetting, UsableWindow
 
 __all__ = [
     "BLOCKING_MARGIN",

@@ -14,7 +14,6 @@ from typing import Any, ClassVar, Final
 
 from driftguard.adapters._base import Claim, FileAdapter, Finder
 from driftguard.adapters._common import ToolKinds
-from driftguard.adapters._compaction import HostSetting, UsableWindow
 from driftguard.adapters.codex_cli import _compaction, _find
 from driftguard.adapters.codex_cli._find import root
 from driftguard.adapters.codex_cli._parse import (
@@ -23,6 +22,7 @@ from driftguard.adapters.codex_cli._parse import (
     CodexCliParser,
     parse,
 )
+from driftguard.compaction.window import HostSetting, UsableWindow
 from driftguard.model import CliName, Session
 
 __all__ = [

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from driftguard.adapters._compaction import HostSetting, UsableWindow, named, read_toml
+from driftguard.adapters._compaction import named, read_toml
+from driftguard.compaction.window import HostSetting, UsableWindow
 
 __all__ = [
     "AUTO_COMPACT_PERCENT",

@@ -49,7 +49,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from driftguard.adapters._base import Adapter, Found
-from driftguard.adapters._compaction import HostSetting, UsableWindow
 from driftguard.adapters._scan import IdQuery, ProjectPaths
 from driftguard.adapters.cursor import _compaction
 from driftguard.adapters.cursor._catalog import (
@@ -82,6 +81,7 @@ from driftguard.adapters.cursor._paths import (
     workspace_folder,
 )
 from driftguard.adapters.cursor._store import StateDb
+from driftguard.compaction.window import HostSetting, UsableWindow
 from driftguard.errors import SessionFormatError, SessionNotFoundError
 from driftguard.model import CliName, Session, ToolKind
 

@@ -11,7 +11,7 @@ replaced.)
 
 from __future__ import annotations
 
-from driftguard.adapters._compaction import UsableWindow
+from driftguard.compaction.window import UsableWindow
 
 __all__ = ["usable_window"]
 

@@ -14,7 +14,6 @@ from typing import Any, ClassVar, Final
 
 from driftguard.adapters._base import Claim, FileAdapter, Finder
 from driftguard.adapters._common import ToolKinds
-from driftguard.adapters._compaction import HostSetting, UsableWindow
 from driftguard.adapters._scan import ProjectPaths
 from driftguard.adapters.gemini_cli import _compaction, _find
 from driftguard.adapters.gemini_cli._find import project_hash, root
@@ -28,6 +27,7 @@ from driftguard.adapters.gemini_cli._parse import (
     legacy_document_by_member,
     parse,
 )
+from driftguard.compaction.window import HostSetting, UsableWindow
 from driftguard.model import CliName, Session
 
 __all__ = [

@@ -18,12 +18,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from driftguard.adapters._compaction import (
-    HostSetting,
-    UsableWindow,
     dotted,
     named,
     read_json,
 )
+from driftguard.compaction.window import HostSetting, UsableWindow
 
 __all__ = ["DEFAULT_THRESHOLD", "compaction_settings", "usable_window"]
 

@@ -26,10 +26,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from driftguard.adapters import get_adapter
+from driftguard.compaction.window import HostSetting, UsableWindow
 from driftguard.config import Config, global_config_path, load_config, project_config_path
-from driftguard.engine.window import HostSetting, read_compaction_settings, usable_window
+from driftguard.engine.window import read_compaction_settings, usable_window
 from driftguard.errors import ConfigError, from_os_error
-from driftguard.model import GoalUse, Recording, ResolvedBy, Session, WindowSource
+from driftguard.model import GoalUse, Recording, ResolvedBy, Scoring, Session, WindowSource
 from driftguard.render.text import (
     Audience,
     outcome_json_fields,
@@ -40,7 +41,9 @@ from driftguard.render.text import (
     to_json_dict,
 )
 from driftguard.render.trend import NOT_IN_SESSION_FOLDER, Trend, compute_trend
-from driftguard.scoring import DriftReport, score_session
+from driftguard.scoring import DriftReport
+from driftguard.scoring import score_session as score_with
+from driftguard.scoring.calibrated import CALIBRATION, Calibration
 from driftguard.scoring.features import FeatureIndex, Features
 from driftguard.sessions import discovery
 from driftguard.store.history import (
@@ -70,6 +73,7 @@ __all__ = [
     "is_own_file",
     "remembered_goal",
     "score_inputs",
+    "score_session",
     "series",
     "trend",
     "write_handoff",
@@ -385,7 +389,7 @@ def _score(
         context_tokens=session.context_tokens,
         named=source in ("flag", "config"),
     )
-    return score_session(
+    return score_with(
         session,
         weights=config.weights,
         goal=goal,
@@ -396,6 +400,55 @@ def _score(
         usable=usable,
         preset=config.preset,
         window_source=source,
+        features=features,
+    )
+
+
+def score_session(
+    session: Session,
+    *,
+    weights: Mapping[str, float],
+    goal: str | None = None,
+    warn_threshold: int | None = None,
+    context_window: int | None = None,
+    resolved_by: ResolvedBy = "path",
+    scoring: Scoring = "calibrated",
+    usable: UsableWindow | None = None,
+    calibration: Calibration = CALIBRATION,
+    preset: str | None = None,
+    window_source: WindowSource | None = None,
+    features: Features | None = None,
+) -> DriftReport:
+    """:func:`driftguard.scoring.composite.score_session`, with the usable window derived
+    when ``usable`` is ``None``: the host's default rule for the nominal window
+    (``context_window`` or the session's own), or the point the transcript's own automatic
+    compactions show (:func:`driftguard.engine.window.usable_window`). No config, goal
+    store or history is read: :func:`drift` is the verb that does.
+
+    Raises:
+        UnknownNameError: the session's ``cli`` is not a source's name.
+    """
+    window = context_window if context_window and context_window > 0 else session.context_window
+    if usable is None:
+        usable = usable_window(
+            session.cli,
+            window,
+            window_from_file=window == session.context_window,
+            compactions=session.compaction_ledger,
+            context_tokens=session.context_tokens,
+        )
+    return score_with(
+        session,
+        weights=weights,
+        usable=usable,
+        goal=goal,
+        warn_threshold=warn_threshold,
+        context_window=context_window,
+        resolved_by=resolved_by,
+        scoring=scoring,
+        calibration=calibration,
+        preset=preset,
+        window_source=window_source,
         features=features,
     )
 

@@ -1,25 +1,7 @@
-"""Where each host compacts: the *usable* context window (issue #8), asked of the host's
-adapter.
-
-A session does not run until its model's nominal window is full: each CLI compacts (or
-compresses, or summarises) its history earlier. The usable window is that point, in
-tokens. The rule is knowledge about the CLI and lives in its adapter
-(``adapters/<cli>/_compaction.py``, read from the pinned CLIs' own code): this module
-only dispatches to it.
-
-**What the transcript saw wins over the rule** (issue #13, review item M2). A session's
-compaction ledger (:attr:`~driftguard.model.Session.compaction_ledger`) may record where
-the host actually compacted on its own: an ``"auto"`` compaction with its context size
-(Claude Code's ``compact_boundary`` ``preTokens``, its own count of the context that
-crossed its threshold). When the latest such point lies more than
-:data:`OBSERVED_MARGIN` below the rule's, the host plainly works with a smaller window than
-the rule assumed — a real Claude Code 2.1.197 transcript of ``claude-opus-4-8``
-auto-compacted at 167,016 tokens, which is 200,000 − 20,000 − 13,000 plus a turn, while
-the model name gives a 1M window and the rule 967,000 — so that point is the usable
-window, the rule says so, and ``overrides`` names it (``transcript: the host
-auto-compacted at 167,016 tokens``). A point at or near the rule's (a 200,000-token
-session compacting at ~167,000) or above it changes nothing, nor do manual compactions
-(``/compact`` runs whenever the user asks).
+"""Where a session's host compacts, asked of the host's adapter: the usable window by the
+host's rule and the settings that move it (:func:`usable_window`,
+:func:`read_compaction_settings`), corrected by what the transcript shows
+(:func:`driftguard.compaction.window.observed_window`).
 """
 
 from __future__ import annotations
@@ -29,24 +11,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from driftguard.adapters import get_adapter
-from driftguard.adapters._compaction import HostSetting, UsableWindow
+from driftguard.compaction.window import HostSetting, UsableWindow, observed_window
 from driftguard.model import CliName, CompactionRecord
 
-__all__ = [
-    "OBSERVED_MARGIN",
-    "HostSetting",
-    "UsableWindow",
-    "observed_window",
-    "read_compaction_settings",
-    "usable_window",
-]
-
-OBSERVED_MARGIN = 0.10
-"""How far below the rule's point (a share of it) an observed automatic compaction must
-lie to replace it: Claude Code's own count and driftguard's differ by a few hundred tokens
-at most (its estimate of the messages after the last response), and the host compacts on
-the first request past its threshold, so an auto compaction lands at or just above the
-rule's point whenever the rule is right."""
+__all__ = ["read_compaction_settings", "usable_window"]
 
 
 def usable_window(
@@ -86,49 +54,6 @@ def usable_window(
         return UsableWindow(1, "no context window known")
     rule = get_adapter(cli).usable_window(window, settings or {}, window_from_file=window_from_file)
     return observed_window(rule, compactions, context_tokens=context_tokens, named=named)
-
-
-def observed_window(
-    rule: UsableWindow,
-    compactions: Sequence[CompactionRecord],
-    *,
-    context_tokens: int = 0,
-    named: bool = False,
-) -> UsableWindow:
-    """``rule``, or the point where the latest automatic compaction of ``compactions`` with
-    a recorded context size happened when that lies more than :data:`OBSERVED_MARGIN` below
-    ``rule.tokens`` (module docstring).
-
-    The rule stands, its text naming the point, when the user ``named`` the window (a
-    window named now is the host's setting now; the compaction may predate it), or when
-    ``context_tokens`` lies more than :data:`OBSERVED_MARGIN` above the point: the host
-    compacts on the first request past its threshold, so a context that grew well past the
-    point without a compaction shows the threshold has moved since."""
-    seen = next(
-        (c.tokens_before for c in reversed(compactions) if c.trigger == "auto" and c.tokens_before),
-        None,
-    )
-    if seen is None or seen >= rule.tokens * (1 - OBSERVED_MARGIN):
-        return rule
-    why = (
-        "not used, as the window was named"
-        if named
-        else "not used, as the context has grown well past it since"
-        if context_tokens > seen * (1 + OBSERVED_MARGIN)
-        else None
-    )
-    if why is not None:
-        return UsableWindow(
-            rule.tokens,
-            f"{rule.rule}; the host auto-compacted at {seen:,} tokens in this transcript, {why}",
-            rule.overrides,
-        )
-    return UsableWindow(
-        seen,
-        f"the host auto-compacted at {seen:,} tokens in this transcript, well below where "
-        f"its rule puts it ({rule.rule})",
-        (*rule.overrides, f"transcript: the host auto-compacted at {seen:,} tokens"),
-    )
 
 
 def read_compaction_settings(

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from driftguard.compaction.budget import Budget
 from driftguard.compaction.budget import budget as room_left
-from driftguard.engine.window import UsableWindow, usable_window
+from driftguard.compaction.window import UsableWindow
 from driftguard.model import (
     FACTOR_NAMES,
     SCORINGS,
@@ -268,12 +268,12 @@ def score_session(
     session: Session,
     *,
     weights: Mapping[str, float],
+    usable: UsableWindow,
     goal: str | None = None,
     warn_threshold: int | None = None,
     context_window: int | None = None,
     resolved_by: ResolvedBy = "path",
     scoring: Scoring = "calibrated",
-    usable: UsableWindow | None = None,
     calibration: Calibration = CALIBRATION,
     preset: str | None = None,
     window_source: WindowSource | None = None,
@@ -292,9 +292,9 @@ def score_session(
             host's status line, which overrides the session's own.
         resolved_by: how the session file was chosen, carried into the report.
         scoring: ``"seed"`` (design §5 as first written) or ``"calibrated"``.
-        usable: where the host compacts; ``None`` derives it from the window by the host's
-            default rule, or from the transcript's own automatic compactions
-            (:func:`driftguard.engine.window.usable_window`).
+        usable: where the host compacts (:func:`driftguard.engine.window.usable_window`
+            asks the host's adapter; :func:`driftguard.engine.drift.score_session` scores
+            with it).
         calibration: the calibrated scoring's constants (tests and the calibration
             benchmark pass others).
         preset: the preset the weights came from, carried into the report.
@@ -313,14 +313,6 @@ def score_session(
     window = context_window if context_window and context_window > 0 else session.context_window
     if window_source is None:
         window_source = "file" if window == session.context_window else "host"
-    if usable is None:
-        usable = usable_window(
-            session.cli,
-            window,
-            window_from_file=window == session.context_window,
-            compactions=session.compaction_ledger,
-            context_tokens=session.context_tokens,
-        )
     if features is None:
         features = Features.of(session.messages)
     count = features.messages

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from driftguard.engine.window import UsableWindow
+from driftguard.compaction.window import UsableWindow
 from driftguard.model import FACTOR_NAMES, Session
 from driftguard.scoring.calibrated import (
     DRIFTING,

@@ -36,10 +36,10 @@ from driftguard.adapters._common import estimate_tokens, make_tool_call
 from driftguard.adapters._scan import ProjectPaths
 from driftguard.adapters.cursor import _store
 from driftguard.adapters.cursor._store import StateDb
+from driftguard.engine.drift import score_session
 from driftguard.errors import SessionFormatError, SessionNotFoundError
 from driftguard.model import CLI_NAMES, CliName, Session
 from driftguard.presets import load_preset
-from driftguard.scoring.composite import score_session
 
 # ---------------------------------------------------------------------- fixtures
 

@@ -40,11 +40,12 @@ from ledger_sessions import (
 
 from driftguard.adapters import cursor, parse_session, turn_snapshots
 from driftguard.compaction.ledger import LedgerBuilder, constraint_sentences
-from driftguard.engine.window import OBSERVED_MARGIN, observed_window, usable_window
+from driftguard.compaction.window import OBSERVED_MARGIN, observed_window
+from driftguard.engine.drift import score_session
+from driftguard.engine.window import usable_window
 from driftguard.errors import DriftguardError
 from driftguard.model import CompactionRecord, ParsedMessage, Session, ToolCall
 from driftguard.presets import load_preset
-from driftguard.scoring import score_session
 
 CODING = load_preset("coding").weights
 

@@ -18,6 +18,7 @@ import pytest
 from conftest import corpus_file
 
 from driftguard.adapters import ADAPTERS, parse_session
+from driftguard.engine.drift import score_session
 from driftguard.engine.handoff import (
     COMMAND_LIMIT,
     ERROR_LIMIT,
@@ -28,7 +29,6 @@ from driftguard.engine.handoff import (
     build_handoff,
 )
 from driftguard.model import ParsedMessage, Session, ToolCall
-from driftguard.scoring import score_session
 
 CODING = {
     "context_saturation": 0.37,

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from driftguard.engine.window import HostSetting, read_compaction_settings, usable_window
+from driftguard.compaction.window import HostSetting
+from driftguard.engine.window import read_compaction_settings, usable_window
 
 
 def env(**values: object) -> dict[str, HostSetting]:

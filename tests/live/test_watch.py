@@ -16,10 +16,10 @@ import pytest
 from conftest import write_claude_session
 
 from driftguard.adapters import parse_session
+from driftguard.engine.drift import score_session
 from driftguard.live.watch import Watcher, WatchTarget, render_frame
 from driftguard.presets import load_preset
 from driftguard.render.trend import compute_trend
-from driftguard.scoring import score_session
 from driftguard.sessions.resolve import write_pointer
 from driftguard.store.history import HistoryStore, history_key
 

@@ -32,6 +32,7 @@ from driftguard.adapters import parse_session
 from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.cli import main
 from driftguard.compaction.ledger import LedgerBuilder
+from driftguard.engine.drift import score_session
 from driftguard.engine.handoff import build_handoff
 from driftguard.engine.timeline import session_timeline
 from driftguard.live.watch import render_frame
@@ -40,7 +41,6 @@ from driftguard.presets import load_preset
 from driftguard.render.html import render_session_page
 from driftguard.render.ledger import LEDGER_SHOWN, EntryView, ledger_view
 from driftguard.render.trend import compute_trend
-from driftguard.scoring import score_session
 from driftguard.server import create_server
 from driftguard.store.handoff_draft import placeholders_left
 from driftguard.store.history import HistoryStore

@@ -15,9 +15,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from driftguard.adapters._common import make_tool_call
+from driftguard.engine.drift import score_session
 from driftguard.model import FACTOR_NAMES, ParsedMessage, Session
 from driftguard.presets import load_preset
-from driftguard.scoring import score_session
 from driftguard.scoring.calibrated import (
     CALIBRATION,
     G0,

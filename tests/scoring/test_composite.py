@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from driftguard.engine.drift import score_session as _score_session
 from driftguard.model import FACTOR_NAMES, ParsedMessage, Session
 from driftguard.render.text import bar, display_round, render_session_line
 from driftguard.scoring import (
@@ -19,7 +20,6 @@ from driftguard.scoring import (
     state_for,
     to_json_dict,
 )
-from driftguard.scoring import score_session as _score_session
 from driftguard.scoring.composite import (
     DriftReport,
     composite_score,

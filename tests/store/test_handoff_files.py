@@ -17,10 +17,10 @@ from mcp import Client
 from driftguard.adapters import parse_session
 from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.cli import main
+from driftguard.engine.drift import score_session
 from driftguard.engine.handoff import SECTIONS, build_handoff
 from driftguard.errors import RefusedPathError
 from driftguard.presets import load_preset
-from driftguard.scoring import score_session
 from driftguard.server import create_server
 from driftguard.store.handoff_files import (
     CONTEXT_CHARS,
