@@ -54,7 +54,7 @@ def score(path: Path, goal: str | None = None) -> dict[str, Any]:
     from driftguard.adapters import parse_session
     from driftguard.engine.drift import drift
     from driftguard.errors import DriftguardError
-    from driftguard.scoring import to_json_dict
+    from driftguard.render.text import to_json_dict
     from driftguard.store.history import HistoryStore
 
     try:

@@ -20,7 +20,7 @@ from conftest import CORPUS
 from driftguard.adapters import parse_session
 from driftguard.engine.drift import drift
 from driftguard.errors import DriftguardError
-from driftguard.scoring import to_json_dict
+from driftguard.render.text import to_json_dict
 from driftguard.store.history import HistoryStore
 
 REFERENCE: dict[str, dict[str, Any]] = json.loads(

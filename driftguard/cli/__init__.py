@@ -817,7 +817,7 @@ def _write_projects(args: argparse.Namespace, target: ResolvedSession) -> list[P
 def _handoff(args: argparse.Namespace) -> int:
     from driftguard.engine import drift as engine
     from driftguard.engine.handoff import pickup
-    from driftguard.scoring import to_json_dict
+    from driftguard.render.text import to_json_dict
     from driftguard.store.history import GuardedHistoryStore
 
     if args.replace and not args.write:

@@ -1,12 +1,15 @@
-"""The drift engine: six factors, composite, states and reports (design.md §5).
+"""The drift score: six factors, the composite, states and recommendations (design.md §5).
 
 Pure functions over :class:`driftguard.model.Session`; nothing here does I/O or imports
-the MCP SDK. Start with :func:`score_session`, render with :func:`render_text` or
-:func:`to_json_dict`.
+the MCP SDK. Start with :func:`score_session`; :mod:`driftguard.render.text` renders the
+report. May import :mod:`driftguard.compaction`, :mod:`driftguard.config`,
+:mod:`driftguard.presets` and the ground modules; never ``adapters`` (its sibling on the
+same floor), ``sessions``, ``store``, ``render`` or anything above them
+(``tests/test_layout.py`` checks it).
 
 Cheap to import: the names below load on first use (PEP 562), so a light submodule —
-:mod:`.loops` for the prompt hook, :mod:`.format` for the history — costs only itself;
-numpy loads only in the factors that compute with it (:mod:`.factors`, :mod:`.tfidf`).
+:mod:`.loops` for the prompt hook — costs only itself; numpy loads only in the factors
+that compute with it (:mod:`.factors`, :mod:`.tfidf`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from driftguard.render.text import render_text, to_json_dict
     from driftguard.scoring.composite import (
         DEFAULT_WARN_THRESHOLD,
         NOT_ENOUGH_MESSAGES,
@@ -34,10 +36,8 @@ __all__ = [
     "ResolvedBy",
     "State",
     "WindowSource",
-    "render_text",
     "score_session",
     "state_for",
-    "to_json_dict",
 ]
 
 _LAZY: dict[str, str] = {
@@ -54,8 +54,6 @@ _LAZY: dict[str, str] = {
         ),
         "driftguard.scoring.composite",
     ),
-    "render_text": "driftguard.render.text",
-    "to_json_dict": "driftguard.render.text",
 }
 
 

@@ -379,7 +379,7 @@ class HandoffResult(BaseModel):
 
 
 def _session_info(report: DriftReport, served: tuple[Path, ProjectSource]) -> SessionInfo:
-    from driftguard.scoring import to_json_dict
+    from driftguard.render.text import to_json_dict
 
     project, source = served
     return SessionInfo.model_validate(
