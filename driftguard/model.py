@@ -8,7 +8,7 @@ design §5.1). Nothing here does I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Final, Literal, get_args
 
 if TYPE_CHECKING:
     from driftguard.secrets import Redaction
@@ -18,6 +18,7 @@ __all__ = [
     "CLI_NAMES",
     "FACTOR_NAMES",
     "GOAL_SOURCES",
+    "NOT_IN_SESSION_FOLDER",
     "SCORINGS",
     "WARN_THRESHOLDS",
     "Audience",
@@ -296,6 +297,13 @@ class GoalUse:
     source: GoalSource
     kept: bool
     set_at: float | None = None
+
+
+NOT_IN_SESSION_FOLDER: Final = "not in a session folder"
+"""Why a file has no history: the :attr:`Recording.reason` of its scores, and the
+``not_recorded_reason`` of their reports. History and goals belong to a session file in a
+session folder; a copy elsewhere would otherwise write into, or pick up the goal of, the
+session it was copied from."""
 
 
 @dataclass(frozen=True, slots=True)

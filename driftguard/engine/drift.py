@@ -30,7 +30,15 @@ from driftguard.compaction.window import HostSetting, UsableWindow
 from driftguard.config import Config, global_config_path, load_config, project_config_path
 from driftguard.engine.window import read_compaction_settings, usable_window
 from driftguard.errors import ConfigError, from_os_error
-from driftguard.model import GoalUse, Recording, ResolvedBy, Scoring, Session, WindowSource
+from driftguard.model import (
+    NOT_IN_SESSION_FOLDER,
+    GoalUse,
+    Recording,
+    ResolvedBy,
+    Scoring,
+    Session,
+    WindowSource,
+)
 from driftguard.render.text import (
     Audience,
     outcome_json_fields,
@@ -40,11 +48,11 @@ from driftguard.render.text import (
     render_text,
     to_json_dict,
 )
-from driftguard.render.trend import NOT_IN_SESSION_FOLDER, Trend, compute_trend
 from driftguard.scoring import DriftReport
 from driftguard.scoring import score_session as score_with
 from driftguard.scoring.calibrated import CALIBRATION, Calibration
 from driftguard.scoring.features import FeatureIndex, Features
+from driftguard.scoring.trend import Trend, compute_trend
 from driftguard.sessions import discovery
 from driftguard.store.history import (
     HistoryStore,

@@ -77,9 +77,9 @@ from driftguard.render.text import (
     render_goal_line,
     room_text,
 )
-from driftguard.render.trend import Trend, spark_cell
 from driftguard.scoring import DriftReport
 from driftguard.scoring.loops import short_loop
+from driftguard.scoring.trend import Trend, spark_cell
 from driftguard.scoring.wording import FACTOR_LABELS
 from driftguard.sessions.incremental import SessionCache
 from driftguard.sessions.resolve import resolve_on_command_line

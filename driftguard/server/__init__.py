@@ -55,9 +55,9 @@ from driftguard.model import (
 if TYPE_CHECKING:
     from driftguard.engine.handoff import Handoff
     from driftguard.model import Session
-    from driftguard.render.trend import Trend
     from driftguard.scoring import DriftReport
     from driftguard.scoring.features import Features
+    from driftguard.scoring.trend import Trend
     from driftguard.sessions.incremental import SessionCache
     from driftguard.sessions.resolve import ResolvedSession
     from driftguard.store.handoff_files import SavedHandoff

@@ -19,7 +19,7 @@ from driftguard.adapters import parse_session
 from driftguard.engine.drift import score_session
 from driftguard.live.watch import Watcher, WatchTarget, render_frame
 from driftguard.presets import load_preset
-from driftguard.render.trend import compute_trend
+from driftguard.scoring.trend import compute_trend
 from driftguard.sessions.resolve import write_pointer
 from driftguard.store.history import HistoryStore, history_key
 

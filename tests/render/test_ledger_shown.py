@@ -40,7 +40,7 @@ from driftguard.model import CompactionRecord, ParsedMessage, ToolCall
 from driftguard.presets import load_preset
 from driftguard.render.html import render_session_page
 from driftguard.render.ledger import LEDGER_SHOWN, EntryView, ledger_view
-from driftguard.render.trend import compute_trend
+from driftguard.scoring.trend import compute_trend
 from driftguard.server import create_server
 from driftguard.store.handoff_draft import placeholders_left
 from driftguard.store.history import HistoryStore

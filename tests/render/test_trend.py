@@ -6,16 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from driftguard.render.trend import (
-    OUTSIDE_SESSION_FOLDERS,
-    SPARK_CELLS,
-    Trend,
-    compute_trend,
-    render_trend_text,
-    spark_cell,
-    trend_json,
-)
+from driftguard.render.trend import OUTSIDE_SESSION_FOLDERS, render_trend_text, trend_json
 from driftguard.scoring.composite import State, state_for
+from driftguard.scoring.trend import SPARK_CELLS, Trend, compute_trend, spark_cell
 from driftguard.store.history import Snapshot
 
 
