@@ -130,6 +130,8 @@ class Config:
 
     Attributes:
         preset: the name of the preset the weights start from.
+        files_preset: the preset the config files (or the default) choose, a ``--preset``
+            flag aside: a score with another preset is a try-out history does not keep.
         scoring: the scoring the preset names (``"calibrated"`` or ``"seed"``).
         weights: factor name → weight for each of the six factors
             (:data:`~driftguard.model.FACTOR_NAMES` order; read-only), the preset's weights
@@ -147,6 +149,7 @@ class Config:
 
     preset: str
     weights: Mapping[str, float]
+    files_preset: str = DEFAULT_PRESET
     scoring: Scoring = "calibrated"
     warn_threshold: int = DEFAULT_WARN_THRESHOLD
     context_window: int | None = None
@@ -217,9 +220,8 @@ def load_config(
 
     overrides = _check_overrides(weight_overrides or {})
 
-    chosen = preset
-    if chosen is None:
-        chosen = _latest([f.preset for f in files], DEFAULT_PRESET)
+    files_preset = _latest([f.preset for f in files], DEFAULT_PRESET)
+    chosen = files_preset if preset is None else preset
     base = load_preset(chosen)
 
     weights = dict(base.weights)
@@ -244,6 +246,7 @@ def load_config(
     folders, folder_warnings = _trusted_folders(files, project_file, project)
     return Config(
         preset=chosen,
+        files_preset=files_preset,
         weights=MappingProxyType({factor: weights[factor] for factor in FACTOR_NAMES}),
         scoring=base.scoring,
         warn_threshold=_latest([f.warn_threshold for f in files], WARN_THRESHOLDS[base.scoring]),

@@ -3,6 +3,9 @@
 It only turns arguments into calls and results into output; every expected failure is a
 :class:`~driftguard.errors.DriftguardError`, caught once in :func:`main`, printed as one
 line on stderr, and exits 2 (design §10). Reports go to stdout, warnings to stderr.
+
+The top shell: may import every wing (``tests/test_layout.py`` checks that nothing below
+imports it).
 """
 
 from __future__ import annotations
@@ -481,20 +484,22 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _goal(args: argparse.Namespace) -> int:
-    from driftguard.config import load_config
     from driftguard.engine import drift as engine
     from driftguard.format import iso_utc, when_utc
     from driftguard.store.history import GuardedHistoryStore
 
     store = GuardedHistoryStore()
     with _session_for(args) as (session, target):
-        config = load_config(_config_project(args, session, target))
-        if not engine.in_session_folder(session, config):
+        facts = engine.session_facts(
+            session, project=_config_project(args, session, target), store=store
+        )
+        config = facts.config
+        if not facts.kept:
             raise DriftguardError(
                 f"{session.path}: not in a session folder, so it has no remembered goal "
                 "(add its folder to sessionFolders in the config to give it one)"
             )
-        key = engine.history_key(session)
+        key = facts.key
         if args.clear:
             store.clear_goal(key)
         elif args.set is not None:
@@ -505,7 +510,7 @@ def _goal(args: argparse.Namespace) -> int:
                     "secret gate); use --clear to forget the goal"
                 )
             store.save_goal(key, gated)
-        goal = engine.remembered_goal(session, store)
+        goal = engine.remembered_goal(facts, store)
     _warn([*config.warnings, *store.notes])
     if store.notes:
         raise DriftguardError("the goal store could not be used (see the warning above)")
@@ -617,6 +622,7 @@ def _status(args: argparse.Namespace) -> int:
 
 def _trend(args: argparse.Namespace) -> int:
     from driftguard.engine import drift as engine
+    from driftguard.engine.trend import trend as trend_of
     from driftguard.render.text import render_session_line
     from driftguard.render.trend import render_trend_text, trend_json
     from driftguard.store.history import GuardedHistoryStore
@@ -632,7 +638,7 @@ def _trend(args: argparse.Namespace) -> int:
             record=False,
             found_in=target.found_in,
         )
-        trend = engine.trend(session, project=project, store=store)
+        trend = trend_of(session, project=project, store=store)
     _warn(store.notes)
     if args.json:
         result = {**trend_json(trend), "session": outcome.to_json()["session"]}
@@ -815,9 +821,9 @@ def _write_projects(args: argparse.Namespace, target: ResolvedSession) -> list[P
 
 
 def _handoff(args: argparse.Namespace) -> int:
-    from driftguard.engine import drift as engine
-    from driftguard.engine.handoff import pickup
+    from driftguard.engine.handoff import pickup, prepare_handoff, write_handoff
     from driftguard.render.text import to_json_dict
+    from driftguard.setup_scripts.hooked import session_start_hooked
     from driftguard.store.history import GuardedHistoryStore
 
     if args.replace and not args.write:
@@ -827,7 +833,7 @@ def _handoff(args: argparse.Namespace) -> int:
     with _session_for(args) as (session, found):
         project = _config_project(args, session, found)
         if args.write:
-            written = engine.write_handoff(
+            written = write_handoff(
                 session,
                 project=project,
                 store=store,
@@ -835,13 +841,14 @@ def _handoff(args: argparse.Namespace) -> int:
                 found_for_project=args.path is None,
                 replace=args.replace,
                 resolved_by=found.resolved_by,
+                hooked=session_start_hooked(session.cli),
                 found_in=found.found_in,
             )
             _warn([written.not_saved] if written.not_saved else [])
             handoff, report, saved = written.handoff, written.report, written.saved
             target = written.project
         else:
-            handoff, report = engine.handoff(
+            handoff, report = prepare_handoff(
                 session,
                 project=project,
                 store=store,

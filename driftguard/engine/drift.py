@@ -1,9 +1,11 @@
-"""The steps every shell shares: config, stored goal, scoring, history, trend, handoff.
+"""Scoring a session as every shell does: its facts worked out once (:class:`SessionFacts`),
+the config, the remembered goal, the window, the score and its record in the history.
 
-The command line and the MCP server both call these, so a ``driftguard score`` and a
-``get_drift`` of the same session give the same report and write the same history.
+The command line, the MCP server and the hooks all call :func:`drift`, so a ``driftguard
+score`` and a ``get_drift`` of the same session give the same report and write the same
+history.
 
-**What is kept** (issue #11). History and goals belong to a session file in a *session
+**What is kept.** History and goals belong to a session file in a *session
 folder*: where a source keeps its sessions (:func:`driftguard.sessions.discovery.in_session_place`:
 the hosts' session folders, Cursor's store) or a folder the config's
 ``sessionFolders`` lists. A file anywhere else (a copy of a transcript, a file of your own)
@@ -23,13 +25,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from driftguard.adapters import get_adapter
 from driftguard.compaction.window import HostSetting, UsableWindow
 from driftguard.config import Config, global_config_path, load_config, project_config_path
 from driftguard.engine.window import read_compaction_settings, usable_window
-from driftguard.errors import ConfigError, from_os_error
+from driftguard.errors import ConfigError
 from driftguard.model import (
     NOT_IN_SESSION_FOLDER,
     GoalUse,
@@ -52,30 +54,22 @@ from driftguard.scoring import DriftReport
 from driftguard.scoring import score_session as score_with
 from driftguard.scoring.calibrated import CALIBRATION, Calibration
 from driftguard.scoring.features import FeatureIndex, Features
-from driftguard.scoring.trend import Trend, compute_trend
 from driftguard.sessions import discovery
 from driftguard.store.history import (
     HistoryStore,
     Snapshot,
-    goal_sha256,
     history_key_for,
     snapshot_from_report,
 )
 from driftguard.store.livecache import host_path, inputs_digest, read_host_window
 
-if TYPE_CHECKING:
-    # imported where a handoff is made: scoring a session needs neither
-    from driftguard.engine.handoff import Handoff
-    from driftguard.store.handoff_files import SavedHandoff
-
 __all__ = [
     "NOT_IN_SESSION_FOLDER",
     "DriftOutcome",
-    "HandoffOutcome",
+    "SessionFacts",
     "config_project",
     "drift",
     "gated_goal",
-    "handoff",
     "history_key",
     "in_session_folder",
     "is_own_file",
@@ -83,8 +77,7 @@ __all__ = [
     "score_inputs",
     "score_session",
     "series",
-    "trend",
-    "write_handoff",
+    "session_facts",
 ]
 
 _READ_ONLY = Recording(False, "this command only reads")
@@ -154,6 +147,69 @@ def gated_goal(goal: str | None) -> str | None:
     return text.strip() if text is not None and text.strip() else None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionFacts:
+    """What one call works out about a session once and carries to every step: the config,
+    the history key and whether the file keeps a history (the model of the MCP SDK's
+    per-request context, built once per request).
+
+    Attributes:
+        session: the parsed session.
+        project: the folder whose ``.driftcli`` applies, or ``None`` (global config only).
+        config: the settings in force (with ``--preset`` when given).
+        key: the session's history and goal key (:func:`history_key`).
+        own_file: the file is *the* file of its session id (:func:`is_own_file`).
+        kept: the file lies in a session folder, so it has a history and a remembered
+            goal (:func:`in_session_folder`).
+        input_files: the files besides the transcript a score depends on
+            (:func:`score_inputs`).
+        inputs: :func:`~driftguard.store.livecache.inputs_digest` of ``input_files``, taken
+            before any of them was read, so a change meanwhile shows.
+    """
+
+    session: Session
+    project: Path | None
+    config: Config
+    key: str
+    own_file: bool
+    kept: bool
+    input_files: tuple[str, ...]
+    inputs: str
+
+
+def session_facts(
+    session: Session,
+    *,
+    project: Path | None,
+    store: HistoryStore,
+    preset: str | None = None,
+    more_folders: Sequence[Path] = (),
+) -> SessionFacts:
+    """Work out ``session``'s facts once (:class:`SessionFacts`): its key, the digest of the
+    files a score depends on (before they are read), then the config and whether the file
+    is in a session folder (the config's ``sessionFolders`` and ``more_folders`` count).
+
+    Raises:
+        ConfigError: a config file cannot be used.
+        UnknownNameError: ``preset`` names no shipped preset.
+    """
+    own = is_own_file(session)
+    key = history_key_for(session.cli, session.session_id if own else None, Path(session.path))
+    input_files = score_inputs(session, project, store, key=key)
+    inputs = inputs_digest(input_files)  # before any is read: a change meanwhile shows
+    config = load_config(project, preset=preset)
+    return SessionFacts(
+        session=session,
+        project=project,
+        config=config,
+        key=key,
+        own_file=own,
+        kept=in_session_folder(session, config, more_folders),
+        input_files=input_files,
+        inputs=inputs,
+    )
+
+
 def is_own_file(session: Session) -> bool:
     """Whether the session's file is *the* file of its session id, the one its source
     keeps for that id (:meth:`Adapter.is_session_file_of
@@ -183,26 +239,31 @@ def in_session_folder(session: Session, config: Config, more_folders: Sequence[P
     return discovery.in_session_place(Path(session.path).absolute(), more)
 
 
-def score_inputs(session: Session, project: Path | None, store: HistoryStore) -> tuple[str, ...]:
+def score_inputs(
+    session: Session, project: Path | None, store: HistoryStore, *, key: str | None = None
+) -> tuple[str, ...]:
     """The files besides the transcript whose content a score of ``session`` depends on:
     the global config, the project's ``.driftcli`` (with a ``project``), the session's goal
-    file in ``store`` and the window the host reported for its id
-    (:func:`~driftguard.store.livecache.host_path`) — each whether it exists or not. The host's
-    own settings that move its compaction point are not among them (they are read again
-    with the transcript's next change)."""
+    file in ``store`` (``key``: its history key, when already known) and the window the
+    host reported for its id (:func:`~driftguard.store.livecache.host_path`) — each whether
+    it exists or not. The host's own settings that move its compaction point are not among
+    them (they are read again with the transcript's next change)."""
     files = [global_config_path()]
     if project is not None:
         files.append(project_config_path(project))
-    files.append(store.goal_path(history_key(session)))
+    files.append(store.goal_path(key if key is not None else history_key(session)))
     if session.session_id:
         files.append(host_path(session.session_id))
     return tuple(str(file) for file in files)
 
 
-def remembered_goal(session: Session, store: HistoryStore) -> GoalUse | None:
-    """The goal stored for ``session``, after the secret gate, or ``None``. Does not check
-    the session folder (callers do: :func:`in_session_folder`)."""
-    stored = store.load_goal_record(history_key(session))
+def remembered_goal(facts: SessionFacts, store: HistoryStore) -> GoalUse | None:
+    """The goal stored for the session, after the secret gate, or ``None``; always ``None``
+    for a file outside the session folders (a copy elsewhere may carry the id of the
+    session it was copied from)."""
+    if not facts.kept:
+        return None
+    stored = store.load_goal_record(facts.key)
     text = gated_goal(stored.text) if stored is not None else None
     if stored is None or text is None:
         return None
@@ -262,14 +323,13 @@ def drift(
             the session has no goal.
         UnknownNameError: ``preset`` names no shipped preset.
     """
-    input_files = score_inputs(session, project, store)
-    inputs = inputs_digest(input_files)  # before any is read: a change meanwhile shows
-    config = load_config(project, preset=preset)
-    kept_here = in_session_folder(session, config, more_folders)
-    window = _window(session, config, context_window, use_host=kept_here)
-    remembered = remembered_goal(session, store) if kept_here else None
+    facts = session_facts(
+        session, project=project, store=store, preset=preset, more_folders=more_folders
+    )
+    config = facts.config
+    window = _window(facts, context_window)
     goal_use, goal_try_out = _choose_goal(
-        session, store, goal, remembered, keep=keep_goal and record and kept_here
+        facts, store, goal, remembered_goal(facts, store), keep=keep_goal and record
     )
     goal_text = goal_use.text if goal_use is not None else None
     _check_weights(config, goal_text)
@@ -286,17 +346,15 @@ def drift(
         report = dataclasses.replace(report, found_in=str(found_in))
     recording = _READ_ONLY
     if record:
-        why_not = (None if kept_here else NOT_IN_SESSION_FOLDER) or _try_out(
-            project, preset, config, goal_try_out
-        )
+        why_not = (None if facts.kept else NOT_IN_SESSION_FOLDER) or _try_out(config, goal_try_out)
         if why_not is None and not config.history_enabled:
             why_not = "history.enabled is false in the config"
         if why_not is None:
             snapshot = snapshot_from_report(report, goal_text, time.time())
-            if _same_moment(_last(store, history_key(session)), snapshot):
+            if _same_moment(_last(store, facts.key), snapshot):
                 why_not = UNCHANGED
             else:
-                written = store.append(history_key(session), snapshot)
+                written = store.append(facts.key, snapshot)
                 why_not = None if written else "the history could not be written"
         recording = Recording(why_not is None, why_not)
     return DriftOutcome(
@@ -305,8 +363,8 @@ def drift(
         goal=goal_text,
         goal_use=goal_use,
         recording=recording,
-        input_files=input_files,
-        inputs=inputs,
+        input_files=facts.input_files,
+        inputs=facts.inputs,
     )
 
 
@@ -336,13 +394,12 @@ def series(
     for snapshot in snapshots:
         if fixed is None:
             project = project_for(snapshot)
-            config = load_config(project)
-            kept_here = in_session_folder(snapshot, config, more_folders)
-            remembered = remembered_goal(snapshot, store) if kept_here else None
+            facts = session_facts(snapshot, project=project, store=store, more_folders=more_folders)
+            remembered = remembered_goal(facts, store)
             goal = remembered.text if remembered is not None else None
-            _check_weights(config, goal)
-            window = _window(snapshot, config, None, use_host=kept_here)
-            fixed = (config, goal, window, read_compaction_settings(snapshot.cli, project=project))
+            _check_weights(facts.config, goal)
+            settings = read_compaction_settings(snapshot.cli, project=project)
+            fixed = (facts.config, goal, _window(facts, None), settings)
         config, goal, window, settings = fixed
         yield _score(
             snapshot,
@@ -509,7 +566,7 @@ def _same_moment(last: Snapshot | None, new: Snapshot) -> bool:
 
 
 def _choose_goal(
-    session: Session,
+    facts: SessionFacts,
     store: HistoryStore,
     goal: str | None,
     remembered: GoalUse | None,
@@ -518,14 +575,15 @@ def _choose_goal(
 ) -> tuple[GoalUse | None, str | None]:
     """The goal to score with, and why the score is a goal try-out (``None``: it is not).
 
-    ``keep``: store a given goal (or forget the stored one for a blank goal)."""
+    ``keep``: store a given goal (or forget the stored one for a blank goal), for a file
+    in a session folder only."""
     if goal is None:
         return remembered, None
     given = gated_goal(goal) if goal.strip() else None
     if goal.strip() and given is None:
         return remembered, None  # withheld whole by the gate: as if no goal were given
-    key = history_key(session)
-    if keep:
+    key = facts.key
+    if keep and facts.kept:
         if given is None:
             store.clear_goal(key)
             return None, None
@@ -547,172 +605,26 @@ def _choose_goal(
     )
 
 
-def _try_out(
-    project: Path | None, preset: str | None, config: Config, goal_try_out: str | None
-) -> str | None:
+def _try_out(config: Config, goal_try_out: str | None) -> str | None:
     """Why a score is a try-out that history must not hold (``None``: it is not one)."""
-    if preset is not None:
-        own = load_config(project).preset
-        if preset != own:
-            return f"a try-out with preset {preset} (the config's is {own})"
+    if config.preset != config.files_preset:
+        return f"a try-out with preset {config.preset} (the config's is {config.files_preset})"
     return goal_try_out
 
 
-def _window(
-    session: Session, config: Config, flag: int | None, *, use_host: bool
-) -> tuple[int | None, WindowSource]:
+def _window(facts: SessionFacts, flag: int | None) -> tuple[int | None, WindowSource]:
     """The nominal window that overrides the session's own, and where it came from
-    (``None`` and ``"file"``: the session's own). ``use_host``: the window Claude Code last
-    reported for the session id may apply (not for a file outside the session folders,
-    which may be a copy carrying another session's id); it applies only to *the* file of
-    that id (:func:`is_own_file`; not a subagent's transcript, which may run another
-    model)."""
+    (``None`` and ``"file"``: the session's own). The window Claude Code last reported for
+    the session id applies only to a file in a session folder (not a copy elsewhere, which
+    may carry another session's id) that is *the* file of that id (:func:`is_own_file`;
+    not a subagent's transcript, which may run another model)."""
+    session, config = facts.session, facts.config
     if flag is not None and flag > 0:
         return flag, "flag"
     if config.context_window is not None:
         return config.context_window, "config"
-    if use_host and session.cli == "claude_code" and session.session_id and is_own_file(session):
+    if facts.kept and session.cli == "claude_code" and session.session_id and facts.own_file:
         host = read_host_window(session.session_id)
         if host is not None and host > 0:
             return host, "host"
     return None, "file"
-
-
-def trend(
-    session: Session,
-    *,
-    project: Path | None,
-    store: HistoryStore,
-    more_folders: Sequence[Path] = (),
-) -> Trend:
-    """The trend of the session's recorded snapshots (design §6), over those made with the
-    scoring, preset and goal in force now (the others are set aside, issues #8 and #11).
-    A file outside the session folders has no history: an empty trend."""
-    config = load_config(project)
-    if not in_session_folder(session, config, more_folders):
-        return compute_trend((), config.warn_threshold, outside=True)
-    goal = remembered_goal(session, store)
-    return compute_trend(
-        store.read(history_key(session)),
-        config.warn_threshold,
-        scoring=config.scoring,
-        preset=config.preset,
-        goal_sha256=goal_sha256(goal.text) if goal is not None else None,
-    )
-
-
-def handoff(
-    session: Session,
-    *,
-    project: Path | None,
-    store: HistoryStore,
-    resolved_by: ResolvedBy = "path",
-    saved_to: str | None = None,
-    features: Features | None = None,
-    found_in: Path | None = None,
-) -> tuple[Handoff, DriftReport]:
-    """The handoff prompt of the session, with its current (unrecorded) report.
-
-    ``saved_to`` names the file the draft is being saved to (``handoff --write``,
-    the ``save_handoff`` tool); the prompt then asks to complete that file in place, and
-    says how the next session gets it: for a Claude Code session, by itself only when
-    driftguard's ``SessionStart`` hook is installed
-    (:func:`driftguard.setup_scripts.claude_hooks.session_start_installed`).
-    ``features`` and ``found_in``: as :func:`drift`.
-    """
-    from driftguard.engine.handoff import HANDED_OVER_BY_HOOK, build_handoff
-
-    outcome = drift(
-        session,
-        project=project,
-        store=store,
-        resolved_by=resolved_by,
-        record=False,
-        features=features,
-        found_in=found_in,
-    )
-    hooked = True
-    if saved_to is not None and session.cli in HANDED_OVER_BY_HOOK:
-        from driftguard.setup_scripts.claude_hooks import session_start_installed
-
-        hooked = session_start_installed()
-    made = build_handoff(session, outcome.report, saved_to=saved_to, hooked=hooked)
-    return made, outcome.report
-
-
-@dataclass(frozen=True, slots=True)
-class HandoffOutcome:
-    """A handoff saved for the next session (or why it was not), with its report.
-
-    Attributes:
-        handoff: the handoff prompt and its facts.
-        report: the session's current (unrecorded) drift report.
-        saved: what was written in the project's ``.driftguard/`` folder, or ``None``.
-        project: the project it was saved in, or ``None``.
-        not_saved: why it was not saved (the session belongs to no project it may be
-            saved in), one line; ``None`` when it was.
-    """
-
-    handoff: Handoff
-    report: DriftReport
-    saved: SavedHandoff | None
-    project: Path | None = None
-    not_saved: str | None = None
-
-
-def write_handoff(
-    session: Session,
-    *,
-    project: Path | None,
-    store: HistoryStore,
-    projects: Sequence[Path],
-    found_for_project: bool,
-    replace: bool = False,
-    resolved_by: ResolvedBy = "path",
-    features: Features | None = None,
-    found_in: Path | None = None,
-) -> HandoffOutcome:
-    """The handoff of the session, saved as ``.driftguard/handoff.md`` (with its
-    checkpoint) in the project it belongs to: ``driftguard handoff --write`` and the
-    ``save_handoff`` tool.
-
-    Args:
-        session: the parsed session.
-        project: the project whose config applies (as :func:`drift`).
-        store: the history store (read for the remembered goal).
-        projects: the projects the command or server was started for, most likely first;
-            the handoff is saved only in one of them
-            (:func:`driftguard.store.handoff_files.handoff_target`, issue #9 item 1).
-        found_for_project: the session was found for ``projects[0]`` (not named by the
-            caller).
-        replace: replace a completed ``handoff.md`` that still waits for the next session
-            (it is kept under another name either way).
-        resolved_by: how the session was chosen, for the report.
-        features: as :func:`drift`.
-        found_in: as :func:`drift`.
-
-    Raises:
-        DriftguardError: the handoff files cannot be written (names the project), or a
-            completed handoff waits and ``replace`` is not given.
-        ConfigError: as :func:`drift`.
-    """
-    from driftguard.store.handoff_files import handoff_files, handoff_target, save_handoff
-
-    chosen = handoff_target(session, projects, found_for_project=found_for_project)
-    target = chosen.project
-    made, report = handoff(
-        session,
-        project=project,
-        store=store,
-        resolved_by=resolved_by,
-        saved_to=str(handoff_files(target).handoff) if target is not None else None,
-        features=features,
-        found_in=found_in,
-    )
-    saved = None
-    if target is not None:
-        try:
-            saved = save_handoff(target, made, report, replace=replace)
-        except OSError as exc:
-            raise from_os_error(exc, f"cannot write the handoff in {target}") from exc
-    return HandoffOutcome(made, report, saved, target, chosen.reason)

@@ -64,11 +64,16 @@ Pure functions, no I/O, no MCP imports.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from driftguard.compaction.ledger import error_line, latest_errors, one_line, relative
-from driftguard.model import CliName, ParsedMessage, Session, State, ToolCall
+from driftguard.engine.drift import drift
+from driftguard.errors import from_os_error
+from driftguard.format import display_factors
+from driftguard.model import CliName, ParsedMessage, ResolvedBy, Session, State, ToolCall
 from driftguard.render.ledger import (
     GATE_CHARS,
     LEDGER_SHOWN,
@@ -79,9 +84,17 @@ from driftguard.render.ledger import (
 )
 from driftguard.render.text import display_round
 from driftguard.scoring.composite import DriftReport
+from driftguard.scoring.features import Features
 from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE, host_name
 from driftguard.secrets import Redaction
-from driftguard.store.handoff_draft import PLACEHOLDERS
+from driftguard.sessions import discovery
+from driftguard.store.handoff_files import (
+    PLACEHOLDERS,
+    SavedHandoff,
+    handoff_files,
+    save_handoff,
+)
+from driftguard.store.history import HistoryStore
 from driftguard.terminal import clip
 
 __all__ = [
@@ -96,8 +109,14 @@ __all__ = [
     "SUMMARY_CLOSING",
     "SUMMARY_PREAMBLE",
     "Handoff",
+    "HandoffOutcome",
+    "HandoffTarget",
     "build_handoff",
+    "checkpoint_facts",
+    "handoff_target",
     "pickup",
+    "prepare_handoff",
+    "write_handoff",
 ]
 
 SECTIONS: tuple[str, ...] = (
@@ -649,3 +668,186 @@ def _prompt(facts: _Facts) -> str:
         intro += ["", "Note: " + " ".join(notes)]
     draft = _draft(facts)
     return "\n".join([*intro, "", "Draft of handoff.md:", "", "~~~markdown", *draft, "~~~", ""])
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffTarget:
+    """Where a session's handoff may be saved: ``project``, or nowhere (``None``) with the
+    ``reason`` shown to the user."""
+
+    project: Path | None
+    reason: str | None = None
+
+
+def handoff_target(
+    session: Session, projects: Sequence[Path], *, found_for_project: bool
+) -> HandoffTarget:
+    """The project among ``projects`` that ``session``'s handoff may be saved in.
+
+    Args:
+        session: the parsed session (its recorded ``cwd`` and its file's place decide).
+        projects: the projects the command, server or hook was started for, most likely
+            first (the working directory, ``$CLAUDE_PROJECT_DIR``, ``--project``, the MCP
+            client's roots); never a folder taken from a session file.
+        found_for_project: the session was found for ``projects[0]`` (a hook's pointer,
+            ``CLAUDE_CODE_SESSION_ID``, the newest of the project), not named by the caller.
+
+    The rule (issue #9 item 1): a session that recorded a working directory belongs to the
+    deepest project that is that folder or contains it; one that recorded none belongs to
+    ``projects[0]`` when it was found for it, else to the project whose own session folder
+    holds the file (:func:`driftguard.sessions.discovery.in_project_session_folder`). Otherwise it
+    is saved nowhere, and ``reason`` says why.
+    """
+    if not projects:
+        return HandoffTarget(None, "no project to save it in")
+    if session.cwd:
+        containing = [p for p in projects if discovery.project_contains(p, session.cwd)]
+        if containing:
+            return HandoffTarget(max(containing, key=lambda p: len(p.absolute().parts)))
+        return HandoffTarget(
+            None,
+            "the handoff was not saved: this session was recorded in another folder than "
+            f"the project driftguard was started for ({projects[0]}), and a handoff is "
+            "saved only in that project; the handoff is returned as text",
+        )
+    if found_for_project:
+        return HandoffTarget(projects[0])
+    session_file = Path(session.path)
+    for project in projects:
+        if discovery.in_project_session_folder(project, session_file):
+            return HandoffTarget(project)
+    return HandoffTarget(
+        None,
+        "the handoff was not saved: this session file records no working directory and "
+        f"is not one of the project's own ({projects[0]}), and a handoff is saved only in "
+        "that project; the handoff is returned as text",
+    )
+
+
+def checkpoint_facts(made: Handoff, report: DriftReport) -> dict[str, Any]:
+    """What the checkpoint beside a saved ``handoff.md`` records of the session and its
+    score (:func:`driftguard.store.handoff_files.save_handoff` adds its own fields)."""
+    return {
+        "session_id": report.session.session_id,
+        "cli": made.cli,
+        "transcript": made.session_path,
+        "score": report.score,
+        "state": report.state,
+        "factors": display_factors(report.factors),
+        "handoff_suggested": report.handoff_suggested,
+        "files_touched": list(made.files_modified),
+    }
+
+
+def prepare_handoff(
+    session: Session,
+    *,
+    project: Path | None,
+    store: HistoryStore,
+    resolved_by: ResolvedBy = "path",
+    saved_to: str | None = None,
+    hooked: bool = True,
+    features: Features | None = None,
+    found_in: Path | None = None,
+) -> tuple[Handoff, DriftReport]:
+    """The handoff prompt of the session, with its current (unrecorded) report.
+
+    ``saved_to`` names the file the draft is being saved to (``handoff --write``,
+    the ``save_handoff`` tool); the prompt then asks to complete that file in place, and
+    says how the next session gets it: by itself where the host runs driftguard's
+    session-start hook (``hooked``: the shell asks the setup tool, which knows the hosts'
+    configs), else by being told to read it. ``features`` and ``found_in``: as
+    :func:`~driftguard.engine.drift.drift`.
+    """
+    outcome = drift(
+        session,
+        project=project,
+        store=store,
+        resolved_by=resolved_by,
+        record=False,
+        features=features,
+        found_in=found_in,
+    )
+    made = build_handoff(session, outcome.report, saved_to=saved_to, hooked=hooked)
+    return made, outcome.report
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffOutcome:
+    """A handoff saved for the next session (or why it was not), with its report.
+
+    Attributes:
+        handoff: the handoff prompt and its facts.
+        report: the session's current (unrecorded) drift report.
+        saved: what was written in the project's ``.driftguard/`` folder, or ``None``.
+        project: the project it was saved in, or ``None``.
+        not_saved: why it was not saved (the session belongs to no project it may be
+            saved in), one line; ``None`` when it was.
+    """
+
+    handoff: Handoff
+    report: DriftReport
+    saved: SavedHandoff | None
+    project: Path | None = None
+    not_saved: str | None = None
+
+
+def write_handoff(
+    session: Session,
+    *,
+    project: Path | None,
+    store: HistoryStore,
+    projects: Sequence[Path],
+    found_for_project: bool,
+    replace: bool = False,
+    resolved_by: ResolvedBy = "path",
+    hooked: bool = True,
+    features: Features | None = None,
+    found_in: Path | None = None,
+) -> HandoffOutcome:
+    """The handoff of the session, saved as ``.driftguard/handoff.md`` (with its
+    checkpoint) in the project it belongs to: ``driftguard handoff --write`` and the
+    ``save_handoff`` tool.
+
+    Args:
+        session: the parsed session.
+        project: the project whose config applies (as :func:`drift`).
+        store: the history store (read for the remembered goal).
+        projects: the projects the command or server was started for, most likely first;
+            the handoff is saved only in one of them
+            (:func:`handoff_target`).
+        found_for_project: the session was found for ``projects[0]`` (not named by the
+            caller).
+        replace: replace a completed ``handoff.md`` that still waits for the next session
+            (it is kept under another name either way).
+        resolved_by: how the session was chosen, for the report.
+        hooked: as :func:`prepare_handoff`.
+        features: as :func:`~driftguard.engine.drift.drift`.
+        found_in: as :func:`~driftguard.engine.drift.drift`.
+
+    Raises:
+        DriftguardError: the handoff files cannot be written (names the project), or a
+            completed handoff waits and ``replace`` is not given.
+        ConfigError: as :func:`~driftguard.engine.drift.drift`.
+    """
+    chosen = handoff_target(session, projects, found_for_project=found_for_project)
+    target = chosen.project
+    made, report = prepare_handoff(
+        session,
+        project=project,
+        store=store,
+        resolved_by=resolved_by,
+        saved_to=str(handoff_files(target).handoff) if target is not None else None,
+        hooked=hooked,
+        features=features,
+        found_in=found_in,
+    )
+    saved = None
+    if target is not None:
+        try:
+            saved = save_handoff(
+                target, made.draft, checkpoint_facts(made, report), replace=replace
+            )
+        except OSError as exc:
+            raise from_os_error(exc, f"cannot write the handoff in {target}") from exc
+    return HandoffOutcome(made, report, saved, target, chosen.reason)

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from driftguard.adapters import get_adapter, turn_snapshots
-from driftguard.config import load_config
 from driftguard.engine import drift as engine
 from driftguard.engine.handoff import build_handoff
 from driftguard.format import display_factors
@@ -111,11 +110,10 @@ def session_timeline(
     if final is None:  # pragma: no cover - turn_snapshots always yields the session itself
         raise AssertionError("no snapshot of the session")
     session = final.session
-    recorded = (
-        tuple((s.ts, s.score) for s in store.read(engine.history_key(session)))
-        if engine.in_session_folder(session, load_config(project_for(session)), more_folders)
-        else ()
+    facts = engine.session_facts(
+        session, project=project_for(session), store=store, more_folders=more_folders
     )
+    recorded = tuple((s.ts, s.score) for s in store.read(facts.key)) if facts.kept else ()
     timeline = Timeline(
         title=f"{get_adapter(session.cli).label} · {Path(session.path).name}",
         path=session.path,

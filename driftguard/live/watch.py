@@ -65,6 +65,7 @@ from watchdog.events import (
 
 from driftguard.adapters import is_session_name, watched_files
 from driftguard.engine import drift as engine
+from driftguard.engine.trend import trend as trend_of
 from driftguard.errors import DriftguardError, SessionNotFoundError
 from driftguard.model import FACTOR_NAMES, CliName, GoalUse, ResolvedBy, Session
 from driftguard.render.ledger import ledger_view
@@ -350,7 +351,7 @@ class Watcher:
             self.live.append(outcome.report.score)
             del self.live[:-LIVE_CELLS]
             self._last = session
-        trend = engine.trend(session, project=project, store=self.store)
+        trend = trend_of(session, project=project, store=self.store)
         columns = width if width is not None else shutil.get_terminal_size().columns
         return render_frame(
             outcome.report,

@@ -5,9 +5,13 @@ the model).
 
 Long-lived state — the incremental parse cache and the history store — lives as long as
 the server, made on the first call that needs it (start-up imports only the SDK, pydantic
-and this module: issue #10). Tools raise :class:`~driftguard.errors.DriftguardError` on
-failure; the SDK turns it into a tool error the model can read. Logging goes to stderr
-only: stdout is the protocol.
+and this module, so the host's health check is answered fast). Tools raise
+:class:`~driftguard.errors.DriftguardError` on failure; the SDK turns it into a tool error
+the model can read. Logging goes to stderr only: stdout is the protocol.
+
+A shell: may import the engine, :mod:`driftguard.setup_scripts` (what a host's settings
+run) and every wing below them; never another shell (``cli``, ``live``)
+(``tests/test_layout.py`` checks it).
 """
 
 from __future__ import annotations
@@ -668,8 +672,9 @@ def create_server() -> MCPServer[ServerState]:
         roots: ListRootsResult | None = None,
         replace: bool = False,
     ) -> CallToolResult:
-        from driftguard.engine import drift as engine
+        from driftguard.engine.handoff import prepare_handoff, write_handoff
         from driftguard.sessions.resolve import start_projects
+        from driftguard.setup_scripts.hooked import session_start_hooked
 
         notes: list[str] = []
         store = _call_store(ctx)
@@ -677,7 +682,7 @@ def create_server() -> MCPServer[ServerState]:
         with _as_tool_error():
             loaded = _load(ctx, session, roots)
             if write:
-                written = engine.write_handoff(
+                written = write_handoff(
                     loaded.session,
                     project=loaded.project,
                     store=store,
@@ -685,12 +690,13 @@ def create_server() -> MCPServer[ServerState]:
                     found_for_project=loaded.resolved.resolved_by != "argument",
                     replace=replace,
                     resolved_by=loaded.resolved.resolved_by,
+                    hooked=session_start_hooked(loaded.session.cli),
                     features=loaded.features,
                 )
                 notes += [written.not_saved] if written.not_saved else []
                 handoff, report, saved = written.handoff, written.report, written.saved
             else:
-                handoff, report = engine.handoff(
+                handoff, report = prepare_handoff(
                     loaded.session,
                     project=loaded.project,
                     store=store,
@@ -744,6 +750,7 @@ def create_server() -> MCPServer[ServerState]:
         """How this session's drift score moved over the scores get_drift recorded:
         sparkline, peak, average, latest state and whether it is climbing or falling."""
         from driftguard.engine import drift as engine
+        from driftguard.engine.trend import trend as trend_of
 
         store = _call_store(ctx)
         with _as_tool_error():
@@ -756,7 +763,7 @@ def create_server() -> MCPServer[ServerState]:
                 record=False,
                 features=loaded.features,
             )
-            trend = engine.trend(
+            trend = trend_of(
                 loaded.session, project=loaded.project, store=store, more_folders=loaded.folders
             )
         result = _trend_result(trend, outcome.report, loaded, _notes(loaded, store))
@@ -766,12 +773,12 @@ def create_server() -> MCPServer[ServerState]:
     def handoff_prompt(ctx: Context[ServerState, Any], session: str | None = None) -> str:
         """Write handoff.md so a fresh session can pick up where this one stands
         (session: a session file path or id; default: this session)."""
-        from driftguard.engine import drift as engine
+        from driftguard.engine.handoff import prepare_handoff
 
         store = _call_store(ctx)
         try:
             loaded = _load(ctx, session)
-            handoff, _ = engine.handoff(
+            handoff, _ = prepare_handoff(
                 loaded.session,
                 project=loaded.project,
                 store=store,

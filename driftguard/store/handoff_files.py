@@ -30,7 +30,7 @@ result names it (:attr:`SavedHandoff.kept`).
 
 **An unfinished draft says so** (issue #11). When the handoff the ``SessionStart`` hook
 hands over still holds placeholders of the draft
-(:func:`driftguard.store.handoff_draft.placeholders_left`), the text given to the new session says
+(:func:`placeholders_left`), the text given to the new session says
 it is an unfinished draft: the facts driftguard read, not a handoff the previous session
 completed.
 
@@ -48,14 +48,15 @@ Before it reaches the new session's context, ``handoff.md`` passes the secret ga
 (the model may have added text to the draft), and is cut to :data:`CONTEXT_CHARS`.
 
 **Where the files go** (issue #9 item 1): only into a project the command, the server or
-the hook was started for — its working directory, ``$CLAUDE_PROJECT_DIR``, ``--project``,
-the MCP client's roots — never into a folder a session file names. :func:`handoff_target`
-picks among those projects the one the session belongs to, by the working directory the
-session recorded; a session of another folder is not saved anywhere (the caller returns its
-handoff as text and says so). Nothing is read or written through a symlink from the
-project folder down: a ``.driftguard`` that is a symlink, or a handoff file in it that is
-one, raises :class:`~driftguard.errors.RefusedPathError` before anything is touched (a
-checked-out repository could carry ``.driftguard -> ~/.ssh``).
+the hook was started for — its working directory, ``$CLAUDE_PROJECT_DIR``,
+``--project``, the MCP client's roots — never into a folder a session file names. The
+engine picks among those projects the one the session belongs to, by the working
+directory the session recorded (:func:`driftguard.engine.handoff.handoff_target`); a
+session of another folder is not saved anywhere (the caller returns its handoff as text
+and says so). Nothing is read or written through a symlink from the project folder down:
+a ``.driftguard`` that is a symlink, or a handoff file in it that is one, raises
+:class:`~driftguard.errors.RefusedPathError` before anything is touched (a checked-out
+repository could carry ``.driftguard -> ~/.ssh``).
 """
 
 from __future__ import annotations
@@ -65,10 +66,11 @@ import hashlib
 import os
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from driftguard._fileio import (
     complete_temporary,
@@ -78,29 +80,19 @@ from driftguard._fileio import (
     write_json_atomic,
 )
 from driftguard.errors import RefusedPathError
-from driftguard.format import display_factors
-from driftguard.sessions import discovery
-from driftguard.store.handoff_draft import placeholders_left
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from driftguard.engine.handoff import Handoff
-    from driftguard.model import Session
-    from driftguard.scoring.composite import DriftReport
 
 __all__ = [
     "CHECKPOINT_VERSION",
     "CONTEXT_CHARS",
     "HANDOFF_DIR",
+    "PLACEHOLDERS",
     "HandoffFiles",
-    "HandoffTarget",
     "SavedHandoff",
     "TakenHandoff",
     "check_no_symlinks",
     "handoff_context",
     "handoff_files",
-    "handoff_target",
+    "placeholders_left",
     "save_handoff",
     "take_handoff",
 ]
@@ -168,60 +160,6 @@ def check_no_symlinks(files: HandoffFiles) -> None:
                 f"real {HANDOFF_DIR} folder of the project, never through a link; remove "
                 "the link (a new save creates the folder)"
             )
-
-
-@dataclass(frozen=True, slots=True)
-class HandoffTarget:
-    """Where a session's handoff may be saved: ``project``, or nowhere (``None``) with the
-    ``reason`` shown to the user."""
-
-    project: Path | None
-    reason: str | None = None
-
-
-def handoff_target(
-    session: Session, projects: Sequence[Path], *, found_for_project: bool
-) -> HandoffTarget:
-    """The project among ``projects`` that ``session``'s handoff may be saved in.
-
-    Args:
-        session: the parsed session (its recorded ``cwd`` and its file's place decide).
-        projects: the projects the command, server or hook was started for, most likely
-            first (the working directory, ``$CLAUDE_PROJECT_DIR``, ``--project``, the MCP
-            client's roots); never a folder taken from a session file.
-        found_for_project: the session was found for ``projects[0]`` (a hook's pointer,
-            ``CLAUDE_CODE_SESSION_ID``, the newest of the project), not named by the caller.
-
-    The rule (issue #9 item 1): a session that recorded a working directory belongs to the
-    deepest project that is that folder or contains it; one that recorded none belongs to
-    ``projects[0]`` when it was found for it, else to the project whose own session folder
-    holds the file (:func:`driftguard.sessions.discovery.in_project_session_folder`). Otherwise it
-    is saved nowhere, and ``reason`` says why.
-    """
-    if not projects:
-        return HandoffTarget(None, "no project to save it in")
-    if session.cwd:
-        containing = [p for p in projects if discovery.project_contains(p, session.cwd)]
-        if containing:
-            return HandoffTarget(max(containing, key=lambda p: len(p.absolute().parts)))
-        return HandoffTarget(
-            None,
-            "the handoff was not saved: this session was recorded in another folder than "
-            f"the project driftguard was started for ({projects[0]}), and a handoff is "
-            "saved only in that project; the handoff is returned as text",
-        )
-    if found_for_project:
-        return HandoffTarget(projects[0])
-    session_file = Path(session.path)
-    for project in projects:
-        if discovery.in_project_session_folder(project, session_file):
-            return HandoffTarget(project)
-    return HandoffTarget(
-        None,
-        "the handoff was not saved: this session file records no working directory and "
-        f"is not one of the project's own ({projects[0]}), and a handoff is saved only in "
-        "that project; the handoff is returned as text",
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,19 +249,22 @@ def _ensure_folder(files: HandoffFiles) -> None:
 
 def save_handoff(
     project: Path,
-    handoff: Handoff,
-    report: DriftReport,
+    draft_text: str,
+    about: Mapping[str, Any],
     *,
     now: float | None = None,
     replace: bool = False,
 ) -> SavedHandoff:
     """Save the handoff draft and its checkpoint for the next session in ``project``.
 
-    Writes ``handoff.md`` (``handoff.draft``), ``handoff.json`` and ``handoff.pending``,
+    Writes ``handoff.md`` (``draft_text``), ``handoff.json`` (``about``, the facts of the
+    session and its score the engine records, with the checkpoint's own fields) and
+    ``handoff.pending``,
     creating ``.driftguard/`` and its ``.gitignore`` first. A previous ``handoff.md`` is
     kept: as ``handoff.prev.md`` when it is the draft as driftguard wrote it, else (someone
     completed it) as a new ``handoff-<UTC time>.md``, named in the result (module doc).
-    ``project`` must exist, and be one the caller was started for (:func:`handoff_target`).
+    ``project`` must exist, and be one the caller was started for
+    (:func:`driftguard.engine.handoff.handoff_target`).
 
     Args:
         replace: replace a completed handoff that still waits for the next session (it
@@ -356,21 +297,14 @@ def save_handoff(
             write_atomic(files.previous, files.handoff.read_bytes(), mode=_FILE_MODE)
             previous = files.previous
     handoff_id = uuid.uuid4().hex
-    draft = handoff.draft.encode("utf-8")
+    draft = draft_text.encode("utf-8")
     record: dict[str, Any] = {
         "v": CHECKPOINT_VERSION,
         "id": handoff_id,
-        "session_id": report.session.session_id,
-        "cli": handoff.cli,
-        "transcript": handoff.session_path,
+        **about,
         "project": str(project),
         "created": created,
         "created_at": _iso(created),
-        "score": report.score,
-        "state": report.state,
-        "factors": display_factors(report.factors),
-        "handoff_suggested": report.handoff_suggested,
-        "files_touched": list(handoff.files_modified),
         "draft_sha256": _sha256(draft),
     }
     write_atomic(files.handoff, draft, mode=_FILE_MODE)
@@ -468,3 +402,26 @@ def handoff_context(taken: TakenHandoff, project: Path) -> str:
         f"driftguard: the previous session in this project{detail} left this handoff "
         f"for the next session, saved in {shown}:\n\n{text}\n"
     )
+
+
+PLACEHOLDERS: tuple[str, ...] = (
+    "<the request this session set out to do>",
+    "<from the compaction summary and your memory>",
+    "<what was done and verified, one line each>",
+    "<what works now; what is half-done or broken>",
+    "<what changed>",
+    "<none found in the transcript; list any file you created or changed>",
+    "<decisions still open and questions for the user>",
+    "<the next concrete step>",
+    "<conventions, gotchas, where to look first>",
+    "<none edited since the last compaction; list any file you created or changed, "
+    "also those the compaction summary names>",
+)
+"""The placeholders of the draft, for the model to replace; a handoff that still holds one
+is unfinished (:func:`placeholders_left`)."""
+
+
+def placeholders_left(text: str) -> int:
+    """How many of the draft's :data:`PLACEHOLDERS` ``text`` still holds (each occurrence
+    counts): 0 for a completed handoff."""
+    return sum(text.count(placeholder) for placeholder in PLACEHOLDERS)

@@ -42,7 +42,7 @@ from driftguard.render.html import render_session_page
 from driftguard.render.ledger import LEDGER_SHOWN, EntryView, ledger_view
 from driftguard.scoring.trend import compute_trend
 from driftguard.server import create_server
-from driftguard.store.handoff_draft import placeholders_left
+from driftguard.store.handoff_files import placeholders_left
 from driftguard.store.history import HistoryStore
 
 CODING = load_preset("coding").weights

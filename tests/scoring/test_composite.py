@@ -13,12 +13,16 @@ from hypothesis import strategies as st
 
 from driftguard.engine.drift import score_session as _score_session
 from driftguard.model import FACTOR_NAMES, ParsedMessage, Session
-from driftguard.render.text import bar, display_round, render_session_line
+from driftguard.render.text import (
+    bar,
+    display_round,
+    render_session_line,
+    render_text,
+    to_json_dict,
+)
 from driftguard.scoring import (
     NOT_ENOUGH_MESSAGES,
-    render_text,
     state_for,
-    to_json_dict,
 )
 from driftguard.scoring.composite import (
     DriftReport,

@@ -18,16 +18,20 @@ from driftguard.adapters import parse_session
 from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.cli import main
 from driftguard.engine.drift import score_session
-from driftguard.engine.handoff import SECTIONS, build_handoff
+from driftguard.engine.handoff import (
+    SECTIONS,
+    HandoffTarget,
+    build_handoff,
+    checkpoint_facts,
+    handoff_target,
+)
 from driftguard.errors import RefusedPathError
 from driftguard.presets import load_preset
 from driftguard.server import create_server
 from driftguard.store.handoff_files import (
     CONTEXT_CHARS,
-    HandoffTarget,
     handoff_context,
     handoff_files,
-    handoff_target,
     save_handoff,
     take_handoff,
 )
@@ -58,7 +62,8 @@ def _save(session_file: Path, project: Path, now: float | None = None) -> None:
     session = parse_session(session_file)
     report = score_session(session, weights=load_preset("coding").weights)
     target = str(handoff_files(project).handoff)
-    save_handoff(project, build_handoff(session, report, saved_to=target), report, now=now)
+    made = build_handoff(session, report, saved_to=target)
+    save_handoff(project, made.draft, checkpoint_facts(made, report), now=now)
 
 
 def test_saving_writes_the_draft_checkpoint_pending_marker_and_a_gitignore(
