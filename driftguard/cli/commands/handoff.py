@@ -1,0 +1,121 @@
+"""``driftguard handoff``: the handoff prompt for a fresh session; ``--write`` saves the draft."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from driftguard.cli._common import EXIT_OK, add_session_arguments, config_project, session_for, warn
+from driftguard.errors import DriftguardError
+
+if TYPE_CHECKING:
+    from driftguard.sessions.resolve import ResolvedSession
+
+__all__ = ["DESCRIPTION", "add_arguments", "run"]
+
+DESCRIPTION = (
+    "Print the instructions that make the current model write handoff.md, "
+    "pre-filled with facts from the transcript (secrets redacted); --write also "
+    "saves the draft in the project for the next session."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_session_arguments(parser)
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="also save the pre-filled draft as .driftguard/handoff.md in the project, with "
+        "a checkpoint; the next Claude Code session started there begins with it (with "
+        "the hooks of setup --hooks), another host's when asked to read it (a handoff.md "
+        "someone completed is kept as "
+        ".driftguard/handoff-<UTC time>.md)",
+    )
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="with --write: also replace a completed handoff.md that still waits for the "
+        "next session (it is kept as .driftguard/handoff-<UTC time>.md)",
+    )
+
+
+def _write_projects(args: argparse.Namespace, target: ResolvedSession) -> list[Path]:
+    """The projects ``handoff --write`` may save in: ``--project``, else the folder above
+    the working directory whose session it is (``target.found_in``: the project a command
+    run in its subfolder is about) and the ones the command was started for
+    (:func:`driftguard.sessions.resolve.start_projects`); never a folder the session file
+    names, which a copied transcript could point anywhere."""
+    from driftguard.sessions.resolve import start_projects
+
+    if args.project is not None:
+        return [Path(args.project)]
+    above = [target.found_in] if target.found_in is not None else []
+    return [*above, *start_projects()]
+
+
+def run(args: argparse.Namespace) -> int:
+    from driftguard.engine.handoff import pickup, prepare_handoff, write_handoff
+    from driftguard.render.text import to_json_dict
+    from driftguard.setup_scripts.hooked import session_start_hooked
+    from driftguard.store.history import GuardedHistoryStore
+
+    if args.replace and not args.write:
+        raise DriftguardError("--replace replaces a saved handoff: add --write")
+    store = GuardedHistoryStore()
+    saved = target = None
+    with session_for(args) as (session, found):
+        project = config_project(args, session, found)
+        if args.write:
+            written = write_handoff(
+                session,
+                project=project,
+                store=store,
+                projects=_write_projects(args, found),
+                found_for_project=args.path is None,
+                replace=args.replace,
+                resolved_by=found.resolved_by,
+                hooked=session_start_hooked(session.cli),
+                found_in=found.found_in,
+            )
+            warn([written.not_saved] if written.not_saved else [])
+            handoff, report, saved = written.handoff, written.report, written.saved
+            target = written.project
+        else:
+            handoff, report = prepare_handoff(
+                session,
+                project=project,
+                store=store,
+                resolved_by=found.resolved_by,
+                found_in=found.found_in,
+            )
+    warn(store.notes)
+    if args.json:
+        result: dict[str, Any] = {**asdict(handoff), "report": to_json_dict(report)}
+        if saved is not None:
+            result["saved"] = {
+                "handoff": str(saved.handoff),
+                "checkpoint": str(saved.checkpoint),
+                "record": saved.record,
+                "kept": str(saved.kept) if saved.kept is not None else None,
+                "previous": str(saved.previous) if saved.previous is not None else None,
+            }
+        print(json.dumps(result, indent=2))
+        return EXIT_OK
+    if saved is not None:
+        if saved.kept is not None:
+            print(
+                f"The handoff.md that was there had been completed: kept as {saved.kept}, not lost."
+            )
+        elif saved.previous is not None:
+            print(f"The untouched draft that was there is kept as {saved.previous}.")
+        print(f"Saved the handoff draft to {saved.handoff} (checkpoint: {saved.checkpoint}).")
+        print(
+            pickup(handoff.cli, str(target), hooked=handoff.hooked),
+            "Complete the draft first, or give the model these instructions:",
+        )
+        print()
+    print(handoff.prompt)
+    return EXIT_OK
