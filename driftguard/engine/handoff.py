@@ -72,7 +72,8 @@ from typing import Any
 from driftguard.compaction.ledger import error_line, latest_errors, one_line, relative
 from driftguard.engine.drift import drift
 from driftguard.errors import from_os_error
-from driftguard.format import display_factors
+from driftguard.format import display_factors, plural
+from driftguard.labels import FACTOR_LABELS
 from driftguard.model import CliName, ParsedMessage, ResolvedBy, Session, State, ToolCall
 from driftguard.render.ledger import (
     GATE_CHARS,
@@ -85,7 +86,7 @@ from driftguard.render.ledger import (
 from driftguard.render.text import display_round
 from driftguard.scoring.composite import DriftReport
 from driftguard.scoring.features import Features
-from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE, host_name
+from driftguard.scoring.wording import NOTABLE, host_name
 from driftguard.secrets import Redaction
 from driftguard.sessions import discovery
 from driftguard.store.handoff_files import (
@@ -495,10 +496,6 @@ def _code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _plural(count: int, one: str, many: str) -> str:
-    return f"{count} {one if count == 1 else many}"
-
-
 def _factor_summary(report: DriftReport) -> str:
     notable = [
         f"{FACTOR_LABELS[name]} {display_round(value):.1f}"
@@ -510,7 +507,7 @@ def _factor_summary(report: DriftReport) -> str:
 
 def _withheld_note(reasons: tuple[str, ...]) -> str:
     kinds = ", ".join(dict.fromkeys(reasons))
-    count = _plural(len(reasons), "excerpt", "excerpts")
+    count = plural(len(reasons), "excerpt", "excerpts")
     verb = "it" if len(reasons) == 1 else "they"
     return f"{count} withheld: {verb} looked like credential-file contents ({kinds})."
 
@@ -571,7 +568,7 @@ def _draft(facts: _Facts) -> list[str]:
     where = f" in {_code(facts.cwd)}" if facts.cwd else ""
     lines.append(f"- Previous session: {facts.cli} transcript {_code(facts.path)}{where}.")
     if compacted:
-        times = _plural(facts.compactions, "time", "times")
+        times = plural(facts.compactions, "time", "times")
         lines.append(f"- That session was compacted {times}; earlier work is in its summary.")
         lines += _ledger_lines(facts.ledger)
     if facts.summary:
@@ -652,7 +649,7 @@ def _prompt(facts: _Facts) -> str:
         intro += [
             "",
             "This session was compacted "
-            f"{_plural(facts.compactions, 'time', 'times')}: its first request and the "
+            f"{plural(facts.compactions, 'time', 'times')}: its first request and the "
             "work before the last compaction are no longer in the transcript's remembered "
             "part; they are summarised in the compaction summary (excerpt in the last "
             "section). Use that summary and your memory for “What we accomplished”.",
@@ -660,7 +657,7 @@ def _prompt(facts: _Facts) -> str:
     notes: list[str] = []
     if facts.redacted:
         notes.append(
-            f"{_plural(facts.redacted, 'secret was', 'secrets were')} redacted from the facts."
+            f"{plural(facts.redacted, 'secret was', 'secrets were')} redacted from the facts."
         )
     if facts.withheld:
         notes.append(_withheld_note(facts.withheld))

@@ -58,12 +58,12 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from driftguard.compaction.budget import turns_phrase
+from driftguard.labels import ANSI_RESET, FACTOR_SHORT, STATE_ANSI, STATE_TMUX
 from driftguard.store import livecache
 from driftguard.store.livecache import LiveStatus
 from driftguard.terminal import printable, short_markers
 
 __all__ = [
-    "FACTOR_SHORT",
     "NOT_SCORED",
     "ON_THE_SPOT_BYTES",
     "SCORED_AFTER_TURN",
@@ -78,15 +78,6 @@ __all__ = [
     "room_left",
     "statusline_output",
 ]
-
-FACTOR_SHORT: Final[Mapping[str, str]] = {
-    "repetition": "rep",
-    "length_collapse": "len",
-    "goal_distance": "goal",
-    "uncertainty": "unc",
-    "confidence_drift": "hedge",
-}
-"""Short labels of the factors other than context saturation (shown by ``ctx``)."""
 
 NOT_SCORED: Final = "drift – not scored yet"
 SCORED_AFTER_TURN: Final = "drift – scored when this turn ends"
@@ -115,14 +106,6 @@ timeout of its runner, 2.1.197's bundle) and whenever the next run starts, at mo
 not the whole line, and a second is far above what status-line commands take."""
 SEPARATOR: Final = " · "
 WRAP_SEPARATOR: Final = " │ "
-
-_COLOURS: Final[Mapping[str, str]] = {
-    "fresh": "\x1b[32m",
-    "warming": "\x1b[33m",
-    "drifting": "\x1b[91m",
-    "polluted": "\x1b[1;31m",
-}
-_RESET: Final = "\x1b[0m"
 
 
 def _number(value: object) -> float | None:
@@ -191,14 +174,6 @@ def budget_segment(payload: Mapping[str, Any], status: LiveStatus) -> str | None
     return f"{_thousands(left)} to compact" + (f" ({phrase})" if phrase else "")
 
 
-_TMUX_COLOURS: Final[Mapping[str, str]] = {
-    "fresh": "green",
-    "warming": "yellow",
-    "drifting": "colour208",
-    "polluted": "red",
-}
-
-
 def render_status(status: LiveStatus | None, fmt: str = "plain", warning: str | None = None) -> str:
     """``driftguard status``'s line for a cached or fresh score (issue #13): the status
     line's segments without a payload, ``warning`` (:func:`config_warning`) right after
@@ -212,7 +187,7 @@ def render_status(status: LiveStatus | None, fmt: str = "plain", warning: str | 
         return line.replace("#", "##")
     head = f"drift {status.score} {status.state}"
     rest = line[len(head) :].replace("#", "##")
-    colour = _TMUX_COLOURS.get(status.state, "default")
+    colour = STATE_TMUX.get(status.state, "default")
     return f"#[fg={colour}]{head}#[default]{rest}"
 
 
@@ -301,8 +276,8 @@ def render_line(
         warning = None  # it is the head
     else:
         plain_head = f"drift {status.score} {status.state}"
-        colour = _COLOURS.get(status.state, "") if color else ""
-        head = f"{colour}{plain_head}{_RESET}" if colour else plain_head
+        colour = STATE_ANSI.get(status.state, "") if color else ""
+        head = f"{colour}{plain_head}{ANSI_RESET}" if colour else plain_head
     tail: list[str] = [warning] if warning else []
     room = budget_segment(payload, status) if status is not None else None
     percent = context_percent(payload, status)

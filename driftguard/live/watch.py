@@ -67,6 +67,7 @@ from driftguard.adapters import is_session_name, watched_files
 from driftguard.engine import drift as engine
 from driftguard.engine.trend import trend as trend_of
 from driftguard.errors import DriftguardError, SessionNotFoundError
+from driftguard.labels import ANSI_RESET, FACTOR_LABELS, STATE_ANSI
 from driftguard.model import FACTOR_NAMES, CliName, GoalUse, ResolvedBy, Session
 from driftguard.render.ledger import ledger_view
 from driftguard.render.text import (
@@ -81,7 +82,6 @@ from driftguard.render.text import (
 from driftguard.scoring import DriftReport
 from driftguard.scoring.loops import short_loop
 from driftguard.scoring.trend import Trend, spark_cell
-from driftguard.scoring.wording import FACTOR_LABELS
 from driftguard.sessions.incremental import SessionCache
 from driftguard.sessions.resolve import resolve_on_command_line
 from driftguard.store.history import GuardedHistoryStore, HistoryStore
@@ -116,13 +116,6 @@ _WAKING_EVENTS: Final = frozenset(
         EVENT_TYPE_CLOSED,
     }
 )
-_COLOURS: Final = {
-    "fresh": "\x1b[32m",
-    "warming": "\x1b[33m",
-    "drifting": "\x1b[91m",
-    "polluted": "\x1b[1;31m",
-}
-_RESET: Final = "\x1b[0m"
 _HIDE_CURSOR: Final = "\x1b[?25l"
 _SHOW_CURSOR: Final = "\x1b[?25h"
 _HOME: Final = "\x1b[H"
@@ -188,7 +181,7 @@ def render_frame(
         width,
     )
     if color and f" · {report.state} · " in score_line:
-        coloured = f"{_COLOURS[report.state]}{report.state}{_RESET}"
+        coloured = f"{STATE_ANSI[report.state]}{report.state}{ANSI_RESET}"
         score_line = score_line.replace(f" · {report.state} · ", f" · {coloured} · ", 1)
     lines.append(score_line)
     room = room_text(report)

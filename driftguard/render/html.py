@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from driftguard.format import when_utc
+from driftguard.labels import FACTOR_LABELS
 from driftguard.model import FACTOR_NAMES
 
 __all__ = [
@@ -47,14 +48,6 @@ _BANDS = (
     (81, 100, "polluted"),
 )
 """The state bands of design §5.4, in score points."""
-_LABELS: Mapping[str, str] = {
-    "context_saturation": "context saturation",
-    "repetition": "repetition",
-    "length_collapse": "length collapse",
-    "goal_distance": "goal distance",
-    "uncertainty": "uncertainty",
-    "confidence_drift": "confidence drift",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,7 +358,7 @@ def _legend(timeline: Timeline) -> str:
         boxes.append(
             f'<label><input type="checkbox" data-series="{name}" checked>'
             f'<span class="swatch" style="background:var(--c{index})"></span>'
-            f"{_e(_LABELS[name])}</label>"
+            f"{_e(FACTOR_LABELS[name])}</label>"
         )
     return f'<p class="legend">{"".join(boxes)}</p>'
 

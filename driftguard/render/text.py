@@ -17,11 +17,12 @@ from typing import Any, Final
 
 from driftguard.compaction.budget import turns_phrase
 from driftguard.format import BAR_CELLS, bar, display_round, iso_utc, plural, when_utc
+from driftguard.labels import FACTOR_LABELS
 from driftguard.model import FACTOR_NAMES, Audience, GoalUse, Recording, WindowSource
 from driftguard.render.ledger import ledger_view
 from driftguard.scoring.composite import NOT_ENOUGH_MESSAGES, DriftReport
 from driftguard.scoring.loops import describe_loop
-from driftguard.scoring.wording import FACTOR_LABELS, NOTABLE
+from driftguard.scoring.wording import NOTABLE
 from driftguard.terminal import printable
 
 __all__ = [

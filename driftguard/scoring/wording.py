@@ -21,17 +21,7 @@ from driftguard.scoring.calibrated import (
 )
 from driftguard.scoring.loops import describe_loop
 
-__all__ = ["FACTOR_LABELS", "calibrated_reasons", "recommend", "seed_reasons", "top_factors"]
-
-FACTOR_LABELS: Mapping[str, str] = {
-    "context_saturation": "context saturation",
-    "repetition": "repetition",
-    "length_collapse": "length collapse",
-    "goal_distance": "goal distance",
-    "uncertainty": "uncertainty",
-    "confidence_drift": "confidence drift",
-}
-"""Human labels of the JSON factor names, as the text report prints them."""
+__all__ = ["calibrated_reasons", "recommend", "seed_reasons", "top_factors"]
 
 NOTABLE = 10.0
 """Factor points from which a factor is worth naming or drawing (design §5.5)."""
