@@ -12,7 +12,15 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
-__all__ = ["ANSI_RESET", "FACTOR_LABELS", "FACTOR_SHORT", "STATE_ANSI", "STATE_TMUX"]
+__all__ = [
+    "ANSI_RESET",
+    "FACTOR_LABELS",
+    "FACTOR_SHORT",
+    "HOST_IN_TEXT",
+    "HOST_LABELS",
+    "STATE_ANSI",
+    "STATE_TMUX",
+]
 
 FACTOR_LABELS: Final[Mapping[str, str]] = MappingProxyType(
     {
@@ -55,3 +63,14 @@ STATE_TMUX: Final[Mapping[str, str]] = MappingProxyType(
     }
 )
 """The same colours in tmux's ``#[fg=…]`` names (``colour208`` is tmux's orange)."""
+HOST_LABELS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "claude_code": "Claude Code",
+        "gemini_cli": "Gemini CLI",
+        "codex_cli": "Codex CLI",
+        "cursor": "Cursor",
+    }
+)
+"""Each host's product name, as setup's report and the adapters' messages name it."""
+HOST_IN_TEXT: Final[Mapping[str, str]] = MappingProxyType({**HOST_LABELS, "codex_cli": "Codex"})
+"""How a sentence names the host ("Codex compacts it"): the name its users say."""

@@ -11,7 +11,7 @@ One module per host whose config it edits — :mod:`.claude_code`, :mod:`.gemini
 - The server is registered by the **absolute path** of the ``driftguard`` console script
   (:func:`find_console_script`), because hosts start servers with a minimal ``PATH``.
   Each entry carries ``DRIFTGUARD_HOST=<host>`` in its environment: the hint the server
-  reads next to ``clientInfo.name`` (:data:`driftguard.sessions.resolve.HOST_ENV`).
+  reads next to ``clientInfo.name`` (:data:`driftguard.sessions.hosts.HOST_ENV`).
 - Each host yields one :class:`HostResult`: added, already present, updated, removed,
   not present, skipped (why), refused (why) or failed (why), with the change as a
   unified diff. :func:`exit_code` is 0 when every host is done, else 1 (design §10).

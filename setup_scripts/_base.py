@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from driftguard.sessions.resolve import HOST_ENV, PROJECT_ENV
+from driftguard import labels
+from driftguard.sessions.hosts import HOST_ENV, PROJECT_ENV
 
 __all__ = [
     "CURSOR_PROJECT",
@@ -36,12 +37,7 @@ __all__ = [
 
 HostName = Literal["claude_code", "gemini_cli", "codex_cli", "cursor"]
 HOST_NAMES: tuple[HostName, ...] = ("claude_code", "gemini_cli", "codex_cli", "cursor")
-HOST_LABELS: Mapping[HostName, str] = {
-    "claude_code": "Claude Code",
-    "gemini_cli": "Gemini CLI",
-    "codex_cli": "Codex CLI",
-    "cursor": "Cursor",
-}
+HOST_LABELS: Mapping[HostName, str] = {name: labels.HOST_LABELS[name] for name in HOST_NAMES}
 
 SERVER_NAME = "driftguard"
 """The name of driftguard's entry in every host's table of MCP servers."""

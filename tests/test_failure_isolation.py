@@ -33,7 +33,7 @@ from driftguard.adapters.claude_code import project_dir_name as claude_project_d
 from driftguard.cli import main
 from driftguard.live.hooks import run_hook
 from driftguard.server import create_server
-from driftguard.sessions.resolve import pointer_path, write_pointer
+from driftguard.sessions.pointers import pointer_path, write_pointer
 from driftguard.store.handoff_files import handoff_files
 
 SESSION_ID = "0a1b2c3d-0000-4000-8000-00000000000a"

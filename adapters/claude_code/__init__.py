@@ -24,6 +24,7 @@ from driftguard.adapters.claude_code._parse import (
     parse,
 )
 from driftguard.compaction.window import HostSetting, UsableWindow
+from driftguard.labels import HOST_LABELS
 from driftguard.model import CliName, Session
 
 __all__ = [
@@ -44,7 +45,7 @@ class ClaudeCode(FileAdapter):
     name: ClassVar[CliName] = "claude_code"
     finder: ClassVar[Finder] = _find
     tool_kinds: ClassVar[ToolKinds] = TOOL_KINDS
-    label: ClassVar[str] = "Claude Code"
+    label: ClassVar[str] = HOST_LABELS["claude_code"]
 
     def project_folders(self, project: ProjectPaths) -> list[Path]:
         return _find.project_folders(project)

@@ -23,6 +23,7 @@ from driftguard.adapters.codex_cli._parse import (
     parse,
 )
 from driftguard.compaction.window import HostSetting, UsableWindow
+from driftguard.labels import HOST_LABELS
 from driftguard.model import CliName, Session
 
 __all__ = [
@@ -51,7 +52,7 @@ class CodexCli(FileAdapter):
     name: ClassVar[CliName] = "codex_cli"
     finder: ClassVar[Finder] = _find
     tool_kinds: ClassVar[ToolKinds] = TOOL_KINDS
-    label: ClassVar[str] = "Codex CLI"
+    label: ClassVar[str] = HOST_LABELS["codex_cli"]
 
     def claim(self, record: dict[str, Any]) -> Claim | None:
         kind = record.get("type")

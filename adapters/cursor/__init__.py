@@ -83,6 +83,7 @@ from driftguard.adapters.cursor._paths import (
 from driftguard.adapters.cursor._store import StateDb
 from driftguard.compaction.window import HostSetting, UsableWindow
 from driftguard.errors import SessionFormatError, SessionNotFoundError
+from driftguard.labels import HOST_LABELS
 from driftguard.model import CliName, Session, ToolKind
 
 __all__ = [
@@ -333,7 +334,7 @@ class Cursor(Adapter):
     ``<global state.vscdb>#<composerId>`` (:func:`session_locator`)."""
 
     name: ClassVar[CliName] = "cursor"
-    label: ClassVar[str] = "Cursor"
+    label: ClassVar[str] = HOST_LABELS["cursor"]
     noun: ClassVar[str] = "chat"
 
     def session_folders(self) -> list[Path]:

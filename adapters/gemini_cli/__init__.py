@@ -28,6 +28,7 @@ from driftguard.adapters.gemini_cli._parse import (
     parse,
 )
 from driftguard.compaction.window import HostSetting, UsableWindow
+from driftguard.labels import HOST_LABELS
 from driftguard.model import CliName, Session
 
 __all__ = [
@@ -54,7 +55,7 @@ class GeminiCli(FileAdapter):
     name: ClassVar[CliName] = "gemini_cli"
     finder: ClassVar[Finder] = _find
     tool_kinds: ClassVar[ToolKinds] = TOOL_KINDS
-    label: ClassVar[str] = "Gemini CLI"
+    label: ClassVar[str] = HOST_LABELS["gemini_cli"]
 
     def project_folders(self, project: ProjectPaths) -> list[Path]:
         """The ``chats`` folder of each of the project's ``tmp/<projectId>`` folders."""

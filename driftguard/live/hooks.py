@@ -15,7 +15,7 @@ The project is ``$CLAUDE_PROJECT_DIR`` (Claude Code sets it for hooks), else the
   (:func:`driftguard.sessions.resolve.write_process_pointer`, keyed by the process that ran the
   hook: its nearest ancestor that is not a shell, :func:`driftguard._process.host_of_hook`;
   only when Claude Code runs it, with ``CLAUDECODE=1``, never a hook run by hand) and the
-  project too (:func:`driftguard.sessions.resolve.write_pointer`), both atomic — the only
+  project too (:func:`driftguard.sessions.pointers.write_pointer`), both atomic — the only
   signals that follow ``/clear``. The MCP servers of the same process read the first
   (another session started in the project meanwhile does not take it over); the second
   counts after Claude Code's session id, and for a caller that is not Claude Code only
@@ -137,7 +137,7 @@ def _context_output(event: str, text: str) -> str:
 def session_start(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     """Write the project's pointer; hand over a waiting handoff (module doc)."""
     from driftguard._process import host_of_hook
-    from driftguard.sessions.resolve import write_pointer, write_process_pointer
+    from driftguard.sessions.pointers import write_pointer, write_process_pointer
     from driftguard.store.handoff_files import handoff_context, take_handoff
 
     project = _project(payload, env)

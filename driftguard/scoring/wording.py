@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from driftguard.compaction.window import UsableWindow
+from driftguard.labels import HOST_IN_TEXT
 from driftguard.model import FACTOR_NAMES, Session
 from driftguard.scoring.calibrated import (
     DRIFTING,
@@ -57,17 +58,9 @@ def seed_reasons(context_tokens: int, context_window: int) -> dict[str, str]:
     }
 
 
-_HOSTS: dict[str, str] = {
-    "claude_code": "Claude Code",
-    "gemini_cli": "Gemini CLI",
-    "codex_cli": "Codex",
-    "cursor": "Cursor",
-}
-
-
 def host_name(cli: str) -> str:
     """How the text names the host that wrote a session (``"the host"`` for another)."""
-    return _HOSTS.get(cli, "the host")
+    return HOST_IN_TEXT.get(cli, "the host")
 
 
 def _thousands(tokens: float) -> str:

@@ -61,70 +61,41 @@ directory. Nothing here writes but :func:`write_pointer` and
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import hashlib
-import json
 import os
 import re
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from driftguard import _process, paths
-from driftguard._fileio import is_within, write_atomic
+from driftguard._fileio import is_within
 from driftguard.adapters import ADAPTERS, get_adapter
-from driftguard.adapters._common import load_record
 from driftguard.adapters._scan import IdQuery, ProjectPaths, is_under
 from driftguard.errors import DriftguardError, RefusedPathError, SessionNotFoundError
 from driftguard.model import CLI_NAMES, CliName, ProjectSource, ResolvedBy
 from driftguard.sessions import discovery
+from driftguard.sessions.hosts import CLAUDE_PROJECT_ENV, PROJECT_ENV, cli_for_host
+from driftguard.sessions.pointers import (
+    named_cli,
+    own_process_pointer,
+    pointer_or_warning,
+)
 
 __all__ = [
-    "HOST_CLIENT_NAMES",
-    "HOST_ENV",
-    "PROJECT_ENV",
     "ResolvedSession",
     "choose_project",
-    "cli_for_host",
     "folders_above",
     "is_under",
     "names_project",
     "nearest_with_session",
-    "pointer_path",
-    "process_pointer_path",
     "project_dir",
-    "read_pointer",
     "resolve_on_command_line",
     "resolve_session",
     "start_projects",
-    "write_pointer",
-    "write_process_pointer",
 ]
 
 _T = TypeVar("_T")
-
-HOST_CLIENT_NAMES: Mapping[str, CliName | None] = {
-    "claude-code": "claude_code",
-    "gemini-cli-mcp-client": "gemini_cli",
-    "codex": "codex_cli",
-    "codex-mcp-client": "codex_cli",
-    "cursor-vscode": "cursor",
-}
-"""``clientInfo.name`` of each known host (lower-cased) → the source whose sessions it
-writes (mcp-and-hosts.md §1.9, from the ``mcp-client-capabilities`` database)."""
-
-HOST_ENV = "DRIFTGUARD_HOST"
-"""Set by ``driftguard setup`` in each host's server entry: the CLI name it serves."""
-
-PROJECT_ENV = "DRIFTGUARD_PROJECT_DIR"
-"""The project a server serves, when the host can name it (``driftguard setup`` writes it
-for Cursor as ``${workspaceFolder}``, which Cursor expands per window)."""
-
-CLAUDE_PROJECT_ENV = "CLAUDE_PROJECT_DIR"
-"""Claude Code's stable project root, given to its MCP servers and hooks."""
 
 _UNEXPANDED = re.compile(r"\$\{[^}]*\}")
 """A ``${…}`` template a host passed on without expanding it (Cursor's headless agent
@@ -194,177 +165,6 @@ def start_projects(env: Mapping[str, str] | None = None) -> list[Path]:
     if os.path.abspath(cwd) != os.path.abspath(projects[0]):
         projects.append(cwd)
     return projects
-
-
-def cli_for_host(client_name: str | None, env: Mapping[str, str] | None = None) -> CliName | None:
-    """The CLI whose sessions the calling host writes, or ``None`` for any.
-
-    ``clientInfo.name`` decides first; then ``$DRIFTGUARD_HOST`` (written by setup),
-    ``CLAUDECODE=1`` (Claude Code) and ``GEMINI_CLI=1`` (Gemini CLI).
-    """
-    if client_name:
-        key = client_name.strip().lower()
-        if key in HOST_CLIENT_NAMES:
-            return HOST_CLIENT_NAMES[key]
-    environ = os.environ if env is None else env
-    hinted = environ.get(HOST_ENV, "").strip()
-    for cli in CLI_NAMES:
-        if hinted == cli:
-            return cli
-    if environ.get("CLAUDECODE") == "1":
-        return "claude_code"
-    if environ.get("GEMINI_CLI") == "1":
-        return "gemini_cli"
-    return None
-
-
-def pointer_path(project: Path) -> Path:
-    """``~/.driftcli/pointers/<first 16 hex of sha256(resolved project path)>.json``."""
-    key = hashlib.sha256(str(project.resolve()).encode("utf-8")).hexdigest()[:16]
-    return paths.pointers_dir() / f"{key}.json"
-
-
-def read_pointer(project: Path) -> tuple[Path, CliName | None] | None:
-    """The transcript a hook last pointed at for ``project``, when it still exists
-    (``None`` also when the pointer cannot be read: :func:`_pointer_or_warning` says why)."""
-    return _pointer_or_warning(project)[0]
-
-
-def _pointer_or_warning(
-    project: Path,
-) -> tuple[tuple[Path, CliName | None] | None, str | None]:
-    """:func:`read_pointer`, and a one-line warning when the pointer file exists but
-    cannot be read (a missing pointer is no warning: there is simply none yet)."""
-    record, problem = _pointer_record(pointer_path(project))
-    return (_pointed(record) if record is not None else None), problem
-
-
-def _pointer_record(location: Path) -> tuple[dict[str, object] | None, str | None]:
-    """The JSON object of a pointer file, and a one-line warning when it exists but
-    cannot be read (missing or not an object: neither)."""
-    try:
-        raw = location.read_bytes()
-    except FileNotFoundError:
-        return None, None
-    except OSError as exc:
-        return None, f"hook pointer not read: {location}: {exc.strerror or exc}"
-    return load_record(raw), None
-
-
-def _pointed(record: Mapping[str, object]) -> tuple[Path, CliName | None] | None:
-    """The transcript a pointer record names and its CLI, when the file still exists."""
-    transcript = record.get("transcript_path")
-    if not isinstance(transcript, str) or not transcript:
-        return None
-    path = Path(transcript)
-    if not path.is_file():
-        return None
-    return path, _named_cli(record)
-
-
-def write_pointer(project: Path, transcript: Path, cli: CliName, session_id: str | None) -> Path:
-    """Write the pointer for ``project`` (:func:`driftguard._fileio.write_atomic`: a
-    temporary file, fsync-ed, renamed over the old pointer); returns its path.
-
-    Raises:
-        OSError: it cannot be written (the old pointer, if any, is unchanged).
-    """
-    target = pointer_path(project)
-    record = {
-        "transcript_path": str(transcript),
-        "cli": cli,
-        "session_id": session_id,
-        "project": str(project),
-        "ts": time.time(),
-    }
-    write_atomic(target, (json.dumps(record) + "\n").encode("utf-8"))
-    return target
-
-
-_PROCESS_PREFIX = "process-"
-
-
-def process_pointer_path(pid: int) -> Path:
-    """``~/.driftcli/pointers/process-<pid>.json``: the session of the host process
-    ``pid`` (a ``claude`` process)."""
-    return paths.pointers_dir() / f"{_PROCESS_PREFIX}{pid}.json"
-
-
-def write_process_pointer(
-    host: _process.ProcessInfo,
-    project: Path,
-    transcript: Path,
-    cli: CliName,
-    session_id: str | None,
-) -> Path:
-    """Point the host process ``host`` at ``transcript`` (atomically, as
-    :func:`write_pointer`), and remove the pointers of host processes that have ended.
-
-    Raises:
-        OSError: it cannot be written (the old pointer, if any, is unchanged).
-    """
-    target = process_pointer_path(host.pid)
-    record = {
-        "transcript_path": str(transcript),
-        "cli": cli,
-        "session_id": session_id,
-        "project": str(project),
-        "pid": host.pid,
-        "process_start": host.start,
-        "process_name": host.name,
-        "ts": time.time(),
-    }
-    write_atomic(target, (json.dumps(record) + "\n").encode("utf-8"))
-    _prune_process_pointers(keep=target)
-    return target
-
-
-def _prune_process_pointers(keep: Path) -> None:
-    """Remove the pointers of host processes that no longer run (a failure to read or
-    remove one is left for the next time)."""
-    try:
-        entries = list(os.scandir(keep.parent))
-    except OSError:
-        return
-    for entry in entries:
-        pid = _pointer_pid(entry.name)
-        if pid is None or entry.path == str(keep):
-            continue
-        record, _ = _pointer_record(Path(entry.path))
-        start = record.get("process_start") if record is not None else None
-        if not _process.is_running(pid, start if isinstance(start, str) else None):
-            with contextlib.suppress(OSError):
-                os.unlink(entry.path)
-
-
-def _pointer_pid(name: str) -> int | None:
-    """The pid of a ``process-<pid>.json`` file name, else ``None``."""
-    if not (name.startswith(_PROCESS_PREFIX) and name.endswith(".json")):
-        return None
-    digits = name[len(_PROCESS_PREFIX) : -len(".json")]
-    return int(digits) if digits.isdigit() else None
-
-
-def _own_process_pointer() -> tuple[dict[str, object] | None, str | None]:
-    """The record of the pointer the ``SessionStart`` hook of this process's host wrote
-    (module docstring, step 2), and a warning when it cannot be read. Looks at the
-    ancestors only when some process pointer exists."""
-    try:
-        if not any(_pointer_pid(name) is not None for name in os.listdir(paths.pointers_dir())):
-            return None, None
-    except OSError:
-        return None, None
-    for host in _process.ancestors():
-        record, problem = _pointer_record(process_pointer_path(host.pid))
-        if problem is not None:
-            return None, problem
-        if record is None:
-            continue
-        start = record.get("process_start")
-        if isinstance(start, str) and host.start is not None and start != host.start:
-            continue  # an ended process's pointer, its pid given to this one
-        return record, None
-    return None, None
 
 
 def _looks_like_path(value: str) -> bool:
@@ -563,10 +363,10 @@ def _this_hosts_session(
             written yet (Claude Code 2.1.197 writes it with the first message, after the
             ``SessionStart`` hook ran).
     """
-    record, problem = _own_process_pointer()
+    record, problem = own_process_pointer()
     warnings = (problem,) if problem is not None else ()
     if record is not None:
-        transcript, cli = record.get("transcript_path"), _named_cli(record)
+        transcript, cli = record.get("transcript_path"), named_cli(record)
         named = record.get("project")
         ours = (
             isinstance(transcript, str)
@@ -590,12 +390,6 @@ def _this_hosts_session(
     return None, warnings
 
 
-def _named_cli(record: Mapping[str, object]) -> CliName | None:
-    """The source a pointer record names, when it is one."""
-    cli = record.get("cli")
-    return next((name for name in CLI_NAMES if name == cli), None)
-
-
 def _in_project(root: Path, wanted: CliName | None, warnings: tuple[str, ...]) -> ResolvedSession:
     """Steps 4 and 5 (module docstring) for the project ``root``: the project's pointer
     when the caller is the source that wrote it, or is unknown and no other source has a
@@ -606,7 +400,7 @@ def _in_project(root: Path, wanted: CliName | None, warnings: tuple[str, ...]) -
         SessionNotFoundError: as :func:`driftguard.sessions.discovery.find_newest`.
         SessionFormatError: as :func:`driftguard.sessions.discovery.find_newest`.
     """
-    pointed, problem = _pointer_or_warning(root)
+    pointed, problem = pointer_or_warning(root)
     warnings = (*warnings, problem) if problem is not None else warnings
     if pointed is not None:
         path, cli = pointed

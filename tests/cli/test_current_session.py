@@ -12,7 +12,7 @@ import pytest
 from conftest import write_project_session
 
 from driftguard.cli import main
-from driftguard.sessions.resolve import write_pointer
+from driftguard.sessions.pointers import write_pointer
 
 CLAUDE_ID = "aaaaaaaa-0000-4000-8000-000000000001"
 CODEX_THREAD = "019ad000-0000-7000-8000-00000000000a"

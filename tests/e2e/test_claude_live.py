@@ -21,7 +21,7 @@ from e2e_hosts import (
 )
 from fake_model import FakeModel, call_tool, say
 
-from driftguard.sessions.resolve import pointer_path, read_pointer
+from driftguard.sessions.pointers import pointer_path, read_pointer
 from driftguard.store import livecache
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
@@ -171,7 +171,7 @@ def test_claude_codes_get_drift_is_about_the_session_its_own_process_started(
     meanwhile = tmp_path / "other_terminal.py"
     meanwhile.write_text(
         "import time\nfrom pathlib import Path\n"
-        "from driftguard.sessions.resolve import write_pointer\n"
+        "from driftguard.sessions.pointers import write_pointer\n"
         "time.sleep(1)\n"
         f"write_pointer(Path({str(host_project)!r}), Path({str(other)!r}), 'claude_code', None)\n",
         "utf-8",

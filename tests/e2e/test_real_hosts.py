@@ -29,7 +29,7 @@ from e2e_hosts import (
 )
 from fake_model import FakeModel, call_tool, parse_request, say
 
-from driftguard.sessions.resolve import write_pointer
+from driftguard.sessions.pointers import write_pointer
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 pytest_plugins = ["e2e_fixtures"]

@@ -18,7 +18,7 @@ from driftguard import paths
 from driftguard._process import ProcessInfo, process_info
 from driftguard.cli import main
 from driftguard.live.hooks import prompt_warning, run_hook, stop
-from driftguard.sessions.resolve import pointer_path, process_pointer_path, read_pointer
+from driftguard.sessions.pointers import pointer_path, process_pointer_path, read_pointer
 from driftguard.store import livecache
 from driftguard.store.handoff_files import handoff_files
 from driftguard.store.history import HistoryStore, history_key

@@ -20,7 +20,7 @@ from driftguard.engine.drift import score_session
 from driftguard.live.watch import Watcher, WatchTarget, render_frame
 from driftguard.presets import load_preset
 from driftguard.scoring.trend import compute_trend
-from driftguard.sessions.resolve import write_pointer
+from driftguard.sessions.pointers import write_pointer
 from driftguard.store.history import HistoryStore, history_key
 
 SESSION_ID = "2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d"

@@ -19,7 +19,7 @@ from mcp.types import Implementation
 
 from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.server import create_server
-from driftguard.sessions.resolve import write_pointer
+from driftguard.sessions.pointers import write_pointer
 from driftguard.store.history import HistoryStore
 
 pytestmark = pytest.mark.anyio

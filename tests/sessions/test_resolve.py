@@ -15,15 +15,9 @@ from conftest import write_claude_session
 from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.errors import SessionNotFoundError
 from driftguard.model import CliName
-from driftguard.sessions.resolve import (
-    choose_project,
-    cli_for_host,
-    pointer_path,
-    read_pointer,
-    resolve_on_command_line,
-    resolve_session,
-    write_pointer,
-)
+from driftguard.sessions.hosts import cli_for_host
+from driftguard.sessions.pointers import pointer_path, read_pointer, write_pointer
+from driftguard.sessions.resolve import choose_project, resolve_on_command_line, resolve_session
 
 CLAUDE_ID = "aaaaaaaa-0000-4000-8000-000000000001"
 

@@ -20,7 +20,7 @@ import pytest
 from setup_helpers import snapshot
 
 from driftguard.cli import main
-from driftguard.sessions.resolve import HOST_ENV
+from driftguard.sessions.hosts import HOST_ENV
 from driftguard.setup_scripts import find_console_script
 
 STAND_IN = """\

@@ -23,7 +23,7 @@ from setup_helpers import HOST_FILES, inserted_chunks, install_fixture_home, sna
 from driftguard.cli import main
 from driftguard.cli.commands.setup import HOSTS as SETUP_HOSTS
 from driftguard.jsonc import parse as parse_jsonc
-from driftguard.sessions.resolve import HOST_ENV, PROJECT_ENV, cli_for_host
+from driftguard.sessions.hosts import HOST_ENV, PROJECT_ENV, cli_for_host
 from driftguard.setup_scripts import HOST_NAMES, find_console_script
 
 HOSTS = list(HOST_FILES)
