@@ -52,7 +52,7 @@ class Sender:
                 )
                 self._thread.start()
             if not self._at_exit:
-                atexit.register(self._flush_at_exit)
+                _at_exit(self._flush_at_exit)
                 self._at_exit = True
             self._lock.notify_all()
 
@@ -102,3 +102,22 @@ class Sender:
                     self._lock.notify_all()
             if problems:
                 self.warn("; ".join(problems))
+
+
+def _at_exit(flush: Callable[[], None]) -> None:
+    """Run ``flush`` when the interpreter exits, *before* ``concurrent.futures`` shuts its
+    executors down: the SDK runs its resource detectors in a thread pool, and a hook's
+    process often exits while the score is still being sent. Threading's exit functions
+    run before ``atexit``'s, last registered first, so ``concurrent.futures.thread`` (which
+    registers one when imported) is imported before ``flush`` is registered. Without that
+    private hook (another Python), ``atexit``."""
+    import concurrent.futures.thread  # noqa: F401 - registers its exit function first
+
+    register = getattr(threading, "_register_atexit", None)
+    if register is None:
+        atexit.register(flush)
+        return
+    try:
+        register(flush)
+    except RuntimeError:  # already exiting: nothing will wait, but nothing breaks either
+        atexit.register(flush)
