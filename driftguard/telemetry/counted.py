@@ -101,7 +101,7 @@ def count_once(
     except OSError:
         return None
     if old is None and retention_days is not None:
-        prune(folder, retention_days, now=observation.recorded_at, keep=observation.key)
+        prune(folder, retention_days, keep=observation.key)
     return counts
 
 
