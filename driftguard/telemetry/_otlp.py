@@ -39,8 +39,8 @@ _providers: dict[tuple[tuple[str, str], ...], tuple[LoggerProvider, _Captured]] 
 
 
 def send(points: Sequence[Point], event: Event | None, *, timeout: float) -> list[str]:
-    """Send ``points`` (when any) and ``event`` (when given), each within what is left of
-    ``timeout`` seconds.
+    """Send ``points`` (when any) and ``event`` (when given), all within ``timeout``
+    seconds, each signal within its share of it.
 
     Returns:
         What could not be sent, one short phrase each (``"metrics to localhost:4318"``);
@@ -51,12 +51,16 @@ def send(points: Sequence[Point], event: Event | None, *, timeout: float) -> lis
     """
     _quiet()
     deadline = time.monotonic() + timeout
+    # Each signal gets an equal share of the time: the exporter retries a refused
+    # connection after a backoff of about 1 s when its timeout leaves room for it, and a
+    # retry that late would only spend the whole budget on a collector that is down.
+    share = timeout / (bool(points) + (event is not None) or 1)
     resource = _resource()
     failed: list[str] = []
     if points:
         from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
 
-        left = max(0.001, deadline - time.monotonic())
+        left = max(0.001, min(share, deadline - time.monotonic()))
         metrics = OTLPMetricExporter(timeout=left)
         try:
             result = metrics.export(_metrics_data(points, resource), timeout_millis=left * 1000)
@@ -68,7 +72,7 @@ def send(points: Sequence[Point], event: Event | None, *, timeout: float) -> lis
         from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
 
         batch = _log_batch(event, resource)
-        left = max(0.001, deadline - time.monotonic())
+        left = max(0.001, min(share, deadline - time.monotonic()))
         logs = OTLPLogExporter(timeout=left)
         try:
             outcome = logs.export(batch)
