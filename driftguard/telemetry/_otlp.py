@@ -17,11 +17,12 @@ Sources:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
@@ -62,11 +63,8 @@ def send(points: Sequence[Point], event: Event | None, *, timeout: float) -> lis
 
         left = max(0.001, min(share, deadline - time.monotonic()))
         metrics = OTLPMetricExporter(timeout=left)
-        try:
-            result = metrics.export(_metrics_data(points, resource), timeout_millis=left * 1000)
-        finally:
-            cast(Any, metrics).shutdown()  # untyped in some SDK releases
-        if result.name != "SUCCESS":
+        data = _metrics_data(points, resource)
+        if not _sent(lambda: metrics.export(data, timeout_millis=left * 1000), metrics):
             failed.append(f"metrics to {_where('METRICS')}")
     if event is not None:
         from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
@@ -74,13 +72,22 @@ def send(points: Sequence[Point], event: Event | None, *, timeout: float) -> lis
         batch = _log_batch(event, resource)
         left = max(0.001, min(share, deadline - time.monotonic()))
         logs = OTLPLogExporter(timeout=left)
-        try:
-            outcome = logs.export(batch)
-        finally:
-            cast(Any, logs).shutdown()  # untyped in some SDK releases
-        if outcome.name != "SUCCESS":
+        if not _sent(lambda: logs.export(batch), logs):
             failed.append(f"the evaluation event to {_where('LOGS')}")
     return failed
+
+
+def _sent(export: Callable[[], Any], exporter: object) -> bool:
+    """Whether ``export()`` succeeded; the exporter is shut down (its connections closed)
+    either way. The SDK reports a failed export as a ``FAILURE`` result, or in some
+    releases (1.39) by raising the HTTP library's error: both are a failure here."""
+    try:
+        return bool(export().name == "SUCCESS")
+    except Exception:  # noqa: BLE001 - a failed export must cost a warning, never the caller
+        return False
+    finally:
+        with contextlib.suppress(Exception):
+            cast(Any, exporter).shutdown()  # untyped in some SDK releases
 
 
 def _quiet() -> None:
