@@ -312,14 +312,22 @@ def otel_environment(endpoint: str, **more: str) -> dict[str, str]:
 
 
 def run_driftguard(
-    *args: str, endpoint: str, cwd: Path, timeout: float = 60, **more: str
+    *args: str,
+    endpoint: str,
+    cwd: Path,
+    stdin: str | None = None,
+    timeout: float = 60,
+    **more: str,
 ) -> subprocess.CompletedProcess[str]:
     """``driftguard ARGS`` in a subprocess of this interpreter, its OTLP endpoint set to
-    ``endpoint`` (and ``more`` variables), from ``cwd``; the test's private HOME holds."""
+    ``endpoint`` (and ``more`` variables), from ``cwd``, with ``stdin`` (a hook's JSON
+    payload) on its standard input; the test's private HOME holds. The process exits only
+    after sending (or giving up, 1 s at most), so the receiver holds what it sent."""
     return subprocess.run(
         [sys.executable, "-m", "driftguard", *args],
         env=otel_environment(endpoint, **more),
         cwd=cwd,
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=timeout,
