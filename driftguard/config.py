@@ -13,7 +13,10 @@ skipped. A config file that does not exist is skipped too. Every key is optional
       "warnThreshold": 70,                         // integer 0–100 (default 61; seed: 60)
       "contextWindow": 128000,                     // the model's window, tokens (1–100,000,000)
       "history": {"enabled": true, "retentionDays": 30},
-      "sessionFolders": ["~/transcripts"]          // more folders MCP may read sessions from
+      "sessionFolders": ["~/transcripts"],         // more folders MCP may read sessions from
+      "otel": true,                                // send scores to OpenTelemetry (default: when
+                                                   // OTEL_EXPORTER_OTLP_ENDPOINT is set)
+      "otelIncludeProject": false                  // name the project's folder in them
     }
 
 ``history`` may also be written with the flat dotted keys of design §5.4,
@@ -32,6 +35,10 @@ How the result is put together:
   nominal window of a model driftguard cannot know (a proxy, a custom model); it beats the
   window the host reported and the one read from the file, and the usable window is derived
   from it by the host's rule (:mod:`driftguard.engine.window`).
+- ``otel``, ``otelIncludeProject`` (:mod:`driftguard.telemetry`): the global file's; a
+  project's ``.driftcli`` may only turn either off (a cloned repository cannot opt its user
+  into sending telemetry, nor into naming the project in it); a ``true`` there is ignored
+  with a warning.
 - ``sessionFolders``: the global file's folders, then the project's (both count). Over MCP,
   a ``session`` argument naming a file must lie under the hosts' own session folders or
   under one of these (issue #9 item 2; :mod:`driftguard.sessions.resolve`). ``~`` is expanded; a
@@ -54,7 +61,8 @@ Every value in every file found is checked, even one a higher level overrides. E
 - ``history`` that is not an object, ``history.enabled`` that is not ``true``/``false``,
   ``history.retentionDays`` that is not a positive integer;
 - ``sessionFolders`` that is not an array of non-empty strings (``sessionFolders[<i>]``
-  names the bad entry).
+  names the bad entry);
+- ``otel`` or ``otelIncludeProject`` that is not ``true``/``false``.
 
 Unknown keys (top level or inside ``history``) are not errors: each adds a line to
 :attr:`Config.warnings` (``<file>: unknown key 'foo' ignored``, with a suggestion when the key
@@ -68,7 +76,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -118,6 +126,8 @@ _TOP_KEYS = (
     "history.enabled",
     "history.retentionDays",
     "sessionFolders",
+    "otel",
+    "otelIncludeProject",
 )
 _HISTORY_KEYS = ("enabled", "retentionDays")
 
@@ -145,6 +155,8 @@ class Config:
         warnings: one line per ignored unknown key, ``<file>: unknown key 'foo' ignored``.
         session_folders: the ``sessionFolders`` of the global file, then the project's, as
             absolute paths (``~`` expanded; symlinks not resolved).
+        otel: ``otel`` as set (``None``: not set, the ``OTEL_*`` environment decides).
+        otel_include_project: ``otelIncludeProject``: telemetry names the project's folder.
     """
 
     preset: str
@@ -159,6 +171,8 @@ class Config:
     sources: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     session_folders: tuple[Path, ...] = ()
+    otel: bool | None = None
+    otel_include_project: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +188,8 @@ class _FileSettings:
     retention_days: int | None
     warnings: tuple[str, ...]
     session_folders: tuple[Path, ...] = ()
+    otel: bool | None = None
+    otel_include_project: bool | None = None
 
 
 def global_config_path() -> Path:
@@ -244,6 +260,10 @@ def load_config(
 
     window_files = [f for f in files if f.context_window is not None]
     folders, folder_warnings = _trusted_folders(files, project_file, project)
+    otel, otel_warnings = _narrowed(files, project_file, "otel", lambda f: f.otel)
+    include, include_warnings = _narrowed(
+        files, project_file, "otelIncludeProject", lambda f: f.otel_include_project
+    )
     return Config(
         preset=chosen,
         files_preset=files_preset,
@@ -255,9 +275,41 @@ def load_config(
         history_enabled=_latest([f.history_enabled for f in files], DEFAULT_HISTORY_ENABLED),
         history_retention_days=_latest([f.retention_days for f in files], DEFAULT_RETENTION_DAYS),
         sources=tuple(f.source for f in files),
-        warnings=(*(line for f in files for line in f.warnings), *folder_warnings),
+        warnings=(
+            *(line for f in files for line in f.warnings),
+            *folder_warnings,
+            *otel_warnings,
+            *include_warnings,
+        ),
         session_folders=folders,
+        otel=otel,
+        otel_include_project=bool(include),
     )
+
+
+def _narrowed(
+    files: list[_FileSettings],
+    project_file: _FileSettings | None,
+    key: str,
+    value: Callable[[_FileSettings], bool | None],
+) -> tuple[bool | None, list[str]]:
+    """A setting that sends data out (``otel``, ``otelIncludeProject``): the global
+    file's, which a project's ``.driftcli`` may turn off but never on (it came with the
+    project, as ``sessionFolders`` did), and a warning for a ``true`` there."""
+    chosen: bool | None = None
+    warnings: list[str] = []
+    for settings in files:
+        setting = value(settings)
+        if setting is None:
+            continue
+        if settings is project_file and setting:
+            warnings.append(
+                f"{settings.source}: {key}: a project's .driftcli can only turn this off, "
+                f'ignored (set "{key}": true in ~/.driftclirc)'
+            )
+            continue
+        chosen = setting
+    return chosen, warnings
 
 
 def _trusted_folders(
@@ -420,6 +472,9 @@ def _settings_from(source: str, raw: dict[str, Any]) -> _FileSettings:
             )
         retention_days = value
 
+    otel = _optional_bool(source, raw, "otel")
+    otel_include_project = _optional_bool(source, raw, "otelIncludeProject")
+
     return _FileSettings(
         source=source,
         preset=preset,
@@ -430,7 +485,23 @@ def _settings_from(source: str, raw: dict[str, Any]) -> _FileSettings:
         retention_days=retention_days,
         warnings=tuple(warnings),
         session_folders=_session_folders(source, raw),
+        otel=otel,
+        otel_include_project=otel_include_project,
     )
+
+
+def _optional_bool(source: str, raw: dict[str, Any], key: str) -> bool | None:
+    """``raw[key]`` when it is set (``None`` when not).
+
+    Raises:
+        ConfigError: it is set to anything but ``true`` or ``false``.
+    """
+    if key not in raw:
+        return None
+    value = raw[key]
+    if not isinstance(value, bool):
+        raise ConfigError(f"{source}: {key}: must be true or false, got {describe(value)}")
+    return value
 
 
 def _session_folders(source: str, raw: dict[str, Any]) -> tuple[Path, ...]:

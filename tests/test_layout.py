@@ -223,7 +223,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("compaction",),
     ("scoring", "adapters"),
     ("sessions",),
-    ("store", "render"),
+    ("store", "render", "telemetry"),
     ("engine",),
     ("setup_scripts",),
     ("live", "server"),

@@ -356,6 +356,8 @@ def drift(
             else:
                 written = store.append(facts.key, snapshot)
                 why_not = None if written else "the history could not be written"
+                if written:
+                    _emit(report, config, snapshot.ts)
         recording = Recording(why_not is None, why_not)
     return DriftOutcome(
         report=report,
@@ -365,6 +367,16 @@ def drift(
         recording=recording,
         input_files=facts.input_files,
         inputs=facts.inputs,
+    )
+
+
+def _emit(report: DriftReport, config: Config, recorded_at: float) -> None:
+    """Send a recorded score to OpenTelemetry when the export is on
+    (:func:`driftguard.telemetry.emit_recorded`: returns at once, never raises)."""
+    from driftguard import paths, telemetry  # no OpenTelemetry is imported while it is off
+
+    telemetry.emit_recorded(
+        report, config=config, recorded_at=recorded_at, state_dir=paths.state_dir()
     )
 
 
