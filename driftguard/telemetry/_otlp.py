@@ -134,9 +134,9 @@ def _resource() -> Resource:
 
 
 def _version() -> str:
-    import driftguard
+    from driftguard import __version__
 
-    return str(driftguard.__version__)
+    return str(__version__)
 
 
 def _scope() -> Any:
