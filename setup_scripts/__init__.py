@@ -15,9 +15,11 @@ One module per host whose config it edits — :mod:`.claude_code`, :mod:`.gemini
 - Each host yields one :class:`HostResult`: added, already present, updated, removed,
   not present, skipped (why), refused (why) or failed (why), with the change as a
   unified diff. :func:`exit_code` is 0 when every host is done, else 1 (design §10).
-- ``--hooks`` adds the Claude Code status line and hooks (:mod:`.claude_hooks`);
-  :func:`run_hooks` runs them, and after a plain user-scope ``--uninstall`` reports
-  the ones still installed (``claude_code hooks: still installed``).
+- ``--hooks`` adds driftguard's hooks to every installed host (:mod:`.claude_hooks`,
+  with Claude Code's status line; :mod:`.codex_hooks`, :mod:`.gemini_hooks`,
+  :mod:`.cursor_hooks`; with ``--project``, Cursor's project rule :mod:`.cursor_rule`):
+  :func:`run_hooks` runs them, and after a plain user-scope ``--uninstall`` reports the
+  ones still installed (``codex_cli hooks: still installed``).
 """
 
 from __future__ import annotations
@@ -28,9 +30,21 @@ import sys
 import sysconfig
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
-from driftguard.setup_scripts import claude_code, claude_hooks, codex_cli, cursor, gemini_cli
+from driftguard.setup_scripts import _hooks_file as hooks_file
+from driftguard.setup_scripts import (
+    claude_code,
+    claude_hooks,
+    codex_cli,
+    codex_hooks,
+    cursor,
+    cursor_hooks,
+    cursor_rule,
+    gemini_cli,
+    gemini_hooks,
+)
 from driftguard.setup_scripts._base import (
     HOST_LABELS,
     HOST_NAMES,
@@ -40,8 +54,10 @@ from driftguard.setup_scripts._base import (
     SetupRequest,
     display_path,
 )
+from driftguard.setup_scripts._hooks_file import HooksHost
 
 __all__ = [
+    "HOOK_HOSTS",
     "HOST_LABELS",
     "HOST_NAMES",
     "HOST_RUNNERS",
@@ -107,26 +123,57 @@ def run_setup(request: SetupRequest, hosts: Iterable[HostName] | None = None) ->
     return results
 
 
+HOOK_HOSTS: Mapping[HostName, HooksHost] = {
+    "claude_code": claude_hooks.HOST,
+    "gemini_cli": gemini_hooks.HOST,
+    "codex_cli": codex_hooks.HOST,
+    "cursor": cursor_hooks.HOST,
+}
+"""Each host's hooks file (:class:`._hooks_file.HooksHost`), in report order."""
+
+
 def run_hooks(
     request: SetupRequest, *, hooks: bool, hosts: Iterable[HostName] | None = None
 ) -> list[HostResult]:
-    """The Claude Code status line and hooks for ``request``: with ``hooks``
-    (``--hooks``), install or uninstall them; without, after a plain ``--uninstall`` of
-    the user's configs that includes Claude Code (``hosts`` ``None`` or naming it), a
-    ``still installed`` line when driftguard's hooks or status line remain (they would
-    run a missing ``driftguard`` after every turn once the package is gone). Else
-    nothing."""
-    if hooks:
-        try:
-            return [claude_hooks.run(request)]
-        except OSError as exc:
-            detail = f"{exc.strerror or exc}"
-            return [HostResult("claude_code", "failed", detail, ok=False, label=claude_hooks.LABEL)]
-    chosen = HOST_NAMES if hosts is None else tuple(hosts)
-    if request.action != "uninstall" or request.project is not None or "claude_code" not in chosen:
+    """driftguard's hooks for ``request``.
+
+    With ``hooks`` (``--hooks``): install or uninstall them in every installed host of
+    ``hosts`` (default: every host; one named that is not installed is reported so);
+    with a ``request.project``, hooks are the user's settings, so only Cursor's project
+    rule is written (:mod:`.cursor_rule`). Without ``hooks``, after a plain
+    ``--uninstall`` of the user's configs: a ``still installed`` line for each host whose
+    hooks (or status line) remain — they would run a missing ``driftguard`` after every
+    turn once the package is gone. Else nothing. An unexpected ``OSError`` of one host is
+    that host's ``failed`` line; the others still run.
+    """
+    explicit = hosts is not None
+    chosen = [host for host in HOST_NAMES if not explicit or host in set(hosts or ())]
+    results: list[HostResult] = []
+    if hooks and request.project is not None:
+        if "cursor" in chosen:
+            results.append(_guarded("cursor", cursor_rule.LABEL, lambda: cursor_rule.run(request)))
+        return results
+    if not hooks and (request.action != "uninstall" or request.project is not None):
         return []
-    left = claude_hooks.left_behind()
-    return [] if left is None else [left]
+    for host in chosen:
+        described = HOOK_HOSTS[host]
+        if hooks:
+            result = _guarded(host, described.label, partial(hooks_file.run, described, request))
+            if not result.installed and not explicit:
+                continue
+            results.append(result)
+        else:
+            left = hooks_file.left_behind(described)
+            if left is not None:
+                results.append(left)
+    return results
+
+
+def _guarded(host: HostName, label: str, action: Callable[[], HostResult]) -> HostResult:
+    try:
+        return action()
+    except OSError as exc:
+        return HostResult(host, "failed", f"{exc.strerror or exc}", ok=False, label=label)
 
 
 def exit_code(results: Sequence[HostResult]) -> int:

@@ -53,8 +53,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--hooks",
         action="store_true",
-        help="also install (with --uninstall: remove) the Claude Code status line and hooks "
-        "in ~/.claude/settings.json (driftguard statusline, driftguard hook …)",
+        help="also install (with --uninstall: remove) driftguard's hooks in every installed "
+        "host's user settings (Claude Code with its status line, Codex, Gemini CLI, "
+        "Cursor); with --project DIR, Cursor's project rule in DIR/.cursor/rules",
     )
 
 
@@ -70,11 +71,6 @@ def run(args: argparse.Namespace) -> int:
         run_setup,
     )
 
-    if args.hooks and args.project is not None:
-        raise DriftguardError(
-            "--hooks edits Claude Code's user settings (~/.claude/settings.json), which have "
-            "no project scope: drop --project"
-        )
     project = None
     if args.project is not None:
         project = Path(args.project).expanduser().absolute()
