@@ -16,7 +16,8 @@ skipped. A config file that does not exist is skipped too. Every key is optional
       "sessionFolders": ["~/transcripts"],         // more folders MCP may read sessions from
       "otel": true,                                // send scores to OpenTelemetry (default: when
                                                    // OTEL_EXPORTER_OTLP_ENDPOINT is set)
-      "otelIncludeProject": false                  // name the project's folder in them
+      "otelIncludeProject": false,                 // name the project's folder in them
+      "reinject": true                             // hooks give a compaction's dropped rules back
     }
 
 ``history`` may also be written with the flat dotted keys of design §5.4,
@@ -128,6 +129,7 @@ _TOP_KEYS = (
     "sessionFolders",
     "otel",
     "otelIncludeProject",
+    "reinject",
 )
 _HISTORY_KEYS = ("enabled", "retentionDays")
 
@@ -157,6 +159,8 @@ class Config:
             absolute paths (``~`` expanded; symlinks not resolved).
         otel: ``otel`` as set (``None``: not set, the ``OTEL_*`` environment decides).
         otel_include_project: ``otelIncludeProject``: telemetry names the project's folder.
+        reinject: ``reinject``: after a compaction, the hooks give the model back the rules,
+            errors and files the compaction's summary dropped (default ``True``).
     """
 
     preset: str
@@ -173,6 +177,7 @@ class Config:
     session_folders: tuple[Path, ...] = ()
     otel: bool | None = None
     otel_include_project: bool = False
+    reinject: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +195,7 @@ class _FileSettings:
     session_folders: tuple[Path, ...] = ()
     otel: bool | None = None
     otel_include_project: bool | None = None
+    reinject: bool | None = None
 
 
 def global_config_path() -> Path:
@@ -284,6 +290,7 @@ def load_config(
         session_folders=folders,
         otel=otel,
         otel_include_project=bool(include),
+        reinject=_latest([f.reinject for f in files], True),
     )
 
 
@@ -474,6 +481,7 @@ def _settings_from(source: str, raw: dict[str, Any]) -> _FileSettings:
 
     otel = _optional_bool(source, raw, "otel")
     otel_include_project = _optional_bool(source, raw, "otelIncludeProject")
+    reinject = _optional_bool(source, raw, "reinject")
 
     return _FileSettings(
         source=source,
@@ -487,6 +495,7 @@ def _settings_from(source: str, raw: dict[str, Any]) -> _FileSettings:
         session_folders=_session_folders(source, raw),
         otel=otel,
         otel_include_project=otel_include_project,
+        reinject=reinject,
     )
 
 

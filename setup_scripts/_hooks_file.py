@@ -90,7 +90,7 @@ class HookSpec:
         event: the host's event name (``"SessionStart"``, ``"BeforeAgent"``,
             ``"sessionStart"``).
         name: ``driftguard hook``'s event (``"session-start"``, ``"user-prompt-submit"``,
-            ``"stop"``, ``"post-compact"``).
+            ``"stop"``).
         timeout: how long the host lets it run, in the host's unit (seconds, or
             milliseconds for Gemini CLI).
         matcher: the group's ``matcher`` (the sources of a session start it runs for),

@@ -13,8 +13,7 @@ it needs to be), with ``H(cmd, s) = {"hooks": [{"type": "command", "command": cm
     "hooks": {
       "SessionStart":     [H("<abs> hook session-start", 10)],
       "UserPromptSubmit": [H("<abs> hook user-prompt-submit", 10)],
-      "Stop":             [H("<abs> hook stop", 60)],
-      "PostCompact":      [H("<abs> hook post-compact", 10)]
+      "Stop":             [H("<abs> hook stop", 60)]
     },
     "statusLine": {"type": "command", "command": "<abs> statusline", "padding": 0,
                    "refreshInterval": 3}
@@ -23,10 +22,10 @@ The commands carry no ``--host``: Claude Code is the default host of ``driftguar
 and the hooks installed before the flag existed stay driftguard's. The stop hook is
 synchronous on purpose: ``claude -p`` sends SIGTERM to ``async`` hooks when it exits (seen
 with Claude Code 2.1.197), and the prompt hook needs the score of the turn that just
-ended. ``PostCompact`` runs after a compaction (Claude Code 2.1.197 runs ``PreCompact``,
-``SessionStart`` with source ``compact``, then ``PostCompact``, and only then writes the
-compaction boundary), so it marks the session for the next prompt hook, which reads what
-the compaction dropped from the transcript.
+ended. After a compaction Claude Code 2.1.197 runs ``PreCompact``, ``SessionStart`` with
+source ``compact`` and ``PostCompact``, and only then writes the compaction boundary: the
+session-start hook marks the session, and the next prompt hook reads what the compaction
+dropped from the transcript.
 
 **The status line is current within seconds of a turn's end.** Claude Code runs it on
 events — before the stop hook has scored the turn that just ended — and, with
@@ -93,7 +92,6 @@ HOOK_EVENTS: tuple[HookSpec, ...] = (
     HookSpec("SessionStart", "session-start", 10),
     HookSpec("UserPromptSubmit", "user-prompt-submit", 10),
     HookSpec("Stop", "stop", 60),
-    HookSpec("PostCompact", "post-compact", 10),
 )
 """The hooks of ``driftguard hook``, in the order they are written."""
 

@@ -50,7 +50,7 @@ COMMANDS: Mapping[str, Command] = MappingProxyType(
             ("watch", "live dashboard of a session's drift, redrawn as the session file grows"),
             ("status", "one line for a tmux status bar or a shell prompt (any CLI's session)"),
             ("statusline", "one line for Claude Code's status line (reads its JSON on stdin)"),
-            ("hook", "a Claude Code hook: session-start, stop or user-prompt-submit"),
+            ("hook", "a host's hook: session-start, user-prompt-submit or stop"),
             (
                 "setup",
                 "register `driftguard serve` with every installed host: Claude Code, Gemini "

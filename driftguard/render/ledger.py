@@ -50,6 +50,7 @@ __all__ = [
     "ERROR_CHARS",
     "LEDGER_SHOWN",
     "PATH_CHARS",
+    "REMINDER_CHARS",
     "EntryView",
     "LedgerView",
     "gate_printable",
@@ -57,6 +58,10 @@ __all__ = [
     "numbered_records",
 ]
 
+REMINDER_CHARS = 1_500
+"""Characters of what a compaction dropped, as the hooks give it back to the model: a few
+rules, errors and files, small beside any summary so it never crowds out what the
+summary kept."""
 LEDGER_SHOWN = 5
 """Compactions the JSON and the text list at most: the latest ones."""
 CONSTRAINT_CHARS = 200
@@ -191,6 +196,35 @@ class EntryView:
         room = max(1, width - len(head) - len(suffix))
         first = clip(phrases[0], room)
         return (head + first + suffix)[:width]
+
+    def reminder(self, limit: int = REMINDER_CHARS) -> str | None:
+        """What this compaction dropped, as the hooks give it back to the model right after
+        it: the rules the user typed, the errors not fixed before it and the files edited
+        before it, each already gated and cut (never something its summary kept), in at
+        most ``limit`` characters — items from the end give way to ``… and N more`` when
+        they do not fit. ``None`` when it dropped none of these, or what it dropped is
+        unknown."""
+        if self.unknown is not None or not (self.constraints or self.errors or self.files):
+            return None
+        how = self.detail().split(", ")[-1] if self.trigger or self.tokens_before else ""
+        head = (
+            f"driftguard: the compaction just now ({how}) left these out of its summary; "
+            if how
+            else "driftguard: the compaction just now left these out of its summary; "
+        ) + "they still hold:"
+        items = [
+            *(f"- the user's rule: “{c}”" for c in self.constraints),
+            *(f"- an error not fixed yet: “{e}”" for e in self.errors),
+            *(f"- a file edited before it: {f}" for f in self.files),
+        ]
+        tail = "Keep to the rules, and read a file again before you edit it."
+        for shown in range(len(items), 0, -1):
+            rest = len(items) - shown
+            lines = [head, *items[:shown], *([f"- … and {rest} more"] if rest else []), tail]
+            text = "\n".join(lines)
+            if len(text) <= limit:
+                return text
+        return clip("\n".join([head, items[0], tail]), limit)
 
     def to_json(self) -> dict[str, Any]:
         """The entry's object in :class:`LedgerView`'s ``ledger`` list (module docstring)."""

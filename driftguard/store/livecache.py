@@ -1,4 +1,4 @@
-"""The live cache the Claude Code hooks keep for the status line (issue #5, design.md §2).
+"""The live cache the hooks keep for the status line and for each other (docs/design.md §2).
 
 Files, one set per session, in ``~/.driftcli/cache/`` (:func:`driftguard.paths.cache_dir`;
 ``DRIFTGUARD_HOME`` relocates it)::
@@ -9,7 +9,12 @@ Files, one set per session, in ``~/.driftcli/cache/`` (:func:`driftguard.paths.c
     <key>.host.json   {"context_window": int, "ts": float}: the context window the host
                       reported in its status-line payload, for the next stop hook
     <key>.loop.json   {"loop": str, "ts": float}: the action loop the prompt hook last told
-                      the model about (issue #13: once per loop)
+                      the model about (once per loop)
+    <key>.compaction.json  {"told": int, "pending": bool, "ts": float}: how many of the
+                      session's compactions the model was told about, and whether the host
+                      marked one the cache has not seen yet (:class:`CompactionNote`)
+    <key>.near.json   {"compactions": int, "ts": float}: the prompt hook warned that the
+                      host will compact soon, in the cycle after that many compactions
 
 ``<key>`` is the session id when it is made of ``[A-Za-z0-9-]`` only (Claude Code's UUIDs),
 else ``h-`` and the first 32 hex digits of its sha256: always one plain file name.
@@ -50,13 +55,16 @@ from driftguard.model import CliName
 
 __all__ = [
     "CACHE_VERSION",
+    "CompactionNote",
     "LiveStatus",
     "host_path",
     "inputs_digest",
     "is_current",
     "loop_path",
     "prune",
+    "read_compaction_note",
     "read_host_window",
+    "read_near",
     "read_status",
     "read_told_loop",
     "read_warned",
@@ -64,7 +72,9 @@ __all__ = [
     "status_key",
     "status_path",
     "warn_path",
+    "write_compaction_note",
     "write_host_window",
+    "write_near",
     "write_status",
     "write_told_loop",
     "write_warned",
@@ -75,7 +85,14 @@ CACHE_VERSION: Final = 1
 
 _PLAIN_ID = re.compile(r"[A-Za-z0-9-]{1,100}")
 _STATES: Final = ("fresh", "warming", "drifting", "polluted")
-_SUFFIXES: Final = (".warn.json", ".host.json", ".loop.json", ".json")
+_SUFFIXES: Final = (
+    ".warn.json",
+    ".host.json",
+    ".loop.json",
+    ".compaction.json",
+    ".near.json",
+    ".json",
+)
 _SECONDS_PER_DAY: Final = 86_400
 
 
@@ -148,6 +165,10 @@ class LiveStatus:
             files, the goal file, the host's window), whether they existed or not.
         inputs: :func:`inputs_digest` of ``input_files`` before they were read for the
             score; ``None`` in a record that has none (never current).
+        compactions: the session's compactions so far (0 in older records).
+        reinject: what the latest compaction dropped, as the prompt hook gives it back to
+            the model (:meth:`driftguard.render.ledger.EntryView.reminder`; secrets
+            gated), or ``None``.
     """
 
     session_id: str
@@ -171,6 +192,8 @@ class LiveStatus:
     loop_key: str | None = None
     input_files: tuple[str, ...] = ()
     inputs: str | None = None
+    compactions: int = 0
+    reinject: str | None = None
 
     def to_record(self) -> dict[str, Any]:
         """The JSON object written to ``<key>.json``."""
@@ -197,6 +220,8 @@ class LiveStatus:
             "loop_key": self.loop_key,
             "input_files": list(self.input_files),
             "inputs": self.inputs,
+            "compactions": self.compactions,
+            "reinject": self.reinject,
         }
 
     @classmethod
@@ -257,6 +282,8 @@ class LiveStatus:
             if isinstance(files, list) and all(isinstance(name, str) for name in files)
             else (),
             inputs=optional_text("inputs") if isinstance(files, list) else None,
+            compactions=optional_int("compactions") or 0,
+            reinject=optional_text("reinject"),
         )
 
 
@@ -336,6 +363,58 @@ def write_warned(session_id: str, above: bool, score: int) -> Path:
     it (re-armed); returns the file."""
     target = warn_path(session_id)
     write_json_atomic(target, {"above": above, "score": score, "ts": time.time()})
+    return target
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionNote:
+    """What the model was told of a session's compactions.
+
+    Attributes:
+        told: how many of its compactions the model was told about (or happened before
+            driftguard's hooks first saw the session).
+        pending: the host marked a compaction (its session-start hook with source
+            ``compact``) that the status cache had not seen yet.
+    """
+
+    told: int
+    pending: bool = False
+
+
+def _note_path(session_id: str, suffix: str) -> Path:
+    return paths.cache_dir() / f"{session_key(session_id)}{suffix}"
+
+
+def read_compaction_note(session_id: str) -> CompactionNote | None:
+    """The session's :class:`CompactionNote`, or ``None`` when none was written (or it
+    cannot be read)."""
+    record = read_json_object(_note_path(session_id, ".compaction.json"))
+    told = record.get("told") if record is not None else None
+    if record is None or not isinstance(told, int) or isinstance(told, bool) or told < 0:
+        return None
+    return CompactionNote(told, record.get("pending") is True)
+
+
+def write_compaction_note(session_id: str, note: CompactionNote) -> Path:
+    """Atomically replace the session's :class:`CompactionNote`; returns the file."""
+    target = _note_path(session_id, ".compaction.json")
+    write_json_atomic(target, {"told": note.told, "pending": note.pending, "ts": time.time()})
+    return target
+
+
+def read_near(session_id: str) -> int | None:
+    """After how many compactions the prompt hook last warned that the host would compact
+    soon (``None``: never)."""
+    record = read_json_object(_note_path(session_id, ".near.json"))
+    value = record.get("compactions") if record is not None else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def write_near(session_id: str, compactions: int) -> Path:
+    """Atomically record that the prompt hook warned of the coming compaction, in the
+    cycle after ``compactions`` compactions (one warning per cycle)."""
+    target = _note_path(session_id, ".near.json")
+    write_json_atomic(target, {"compactions": compactions, "ts": time.time()})
     return target
 
 

@@ -17,7 +17,7 @@ from conftest import write_claude_session
 from driftguard import paths
 from driftguard._process import ProcessInfo, process_info
 from driftguard.cli import main
-from driftguard.live.hooks import prompt_warning, run_hook, stop
+from driftguard.live.hooks import HookCall, prompt_warning, run_hook, stop
 from driftguard.sessions.pointers import pointer_path, process_pointer_path, read_pointer
 from driftguard.store import livecache
 from driftguard.store.handoff_files import handoff_files
@@ -316,7 +316,7 @@ def test_stop_waits_for_the_last_reply_to_reach_the_transcript(
                 handle.write(late_lines)
 
     payload = json.loads(stop_payload(path, project))
-    stop(payload, dict(os.environ), sleep=writer_catches_up)
+    stop(HookCall.of("claude_code", payload, dict(os.environ)), sleep=writer_catches_up)
     status = livecache.read_status(SESSION_ID)
     assert status is not None
     assert status.messages == 8
@@ -469,9 +469,10 @@ def test_the_prompt_hook_tells_the_model_once_per_loop_going_on(project: Path) -
 
 def test_a_loop_and_a_crossing_of_the_threshold_are_told_together(project: Path) -> None:
     _cached_loop("npm test ×3", "failing|Bash:aaaa", score=70)
-    lines = context_of(
+    notices = context_of(
         run_hook("user-prompt-submit", prompt_payload(project)), "UserPromptSubmit"
-    ).splitlines()
+    ).split("\n\n")
+    lines = [notice.splitlines()[0] for notice in notices]
     assert lines[0].startswith("driftguard: this session's drift score is 70/100")
     assert lines[1].startswith("driftguard: the last tool calls repeat (npm test ×3)")
 

@@ -143,7 +143,7 @@ def _payload(transcript: Path, project: Path) -> bytes:
 
 def _stop_hook(transcript: Path, project: Path) -> None:
     payload = {"session_id": SESSION_ID, "transcript_path": str(transcript), "cwd": str(project)}
-    hooks.stop(payload, {"CLAUDE_PROJECT_DIR": str(project)})
+    hooks.stop(hooks.HookCall.of("claude_code", payload, {"CLAUDE_PROJECT_DIR": str(project)}))
 
 
 def test_the_status_line_shows_a_goal_set_after_the_last_turn_was_cached(

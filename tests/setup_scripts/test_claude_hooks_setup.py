@@ -63,7 +63,7 @@ def test_nothing_is_written_when_claude_code_is_not_installed(isolated_home: Pat
     assert not (isolated_home / ".claude").exists()
 
 
-def test_install_creates_the_settings_with_the_four_hooks_and_the_status_line(
+def test_install_creates_the_settings_with_the_three_hooks_and_the_status_line(
     claude_dir: Path,
 ) -> None:
     result = install()
@@ -78,7 +78,6 @@ def test_install_creates_the_settings_with_the_four_hooks_and_the_status_line(
         [COMMAND, "hook", "session-start"],
         [COMMAND, "hook", "user-prompt-submit"],
         [COMMAND, "hook", "stop"],
-        [COMMAND, "hook", "post-compact"],
     ]
     assert value["statusLine"]["refreshInterval"] == 3  # seconds: current soon after a turn
     assert (claude_dir / "settings.json").stat().st_mode & 0o777 == 0o600
@@ -274,9 +273,8 @@ def test_cli_setup_hooks_for_a_project_leaves_the_user_settings_alone(
 # --- what plain `setup --uninstall` says about the hooks (review of issue #5) ---
 
 STILL_INSTALLED = (
-    "claude_code hooks: still installed (SessionStart, UserPromptSubmit, Stop, PostCompact, "
-    "statusLine in ~/.claude/settings.json; remove them with: driftguard setup --hooks "
-    "--uninstall)"
+    "claude_code hooks: still installed (SessionStart, UserPromptSubmit, Stop, statusLine "
+    "in ~/.claude/settings.json; remove them with: driftguard setup --hooks --uninstall)"
 )
 
 
@@ -323,8 +321,8 @@ def test_the_suggested_hooks_uninstall_then_removes_them_on_its_own(
     assert "still installed" not in out
     assert "claude_code: not present (~/.claude.json)" in out
     assert (
-        "claude_code hooks: removed (removed SessionStart, UserPromptSubmit, Stop, PostCompact, "
-        "statusLine in ~/.claude/settings.json)"
+        "claude_code hooks: removed (removed SessionStart, UserPromptSubmit, Stop, statusLine "
+        "in ~/.claude/settings.json)"
     ) in out
     assert _main("--uninstall") == 0
     assert "hooks" not in capsys.readouterr().out
