@@ -895,9 +895,10 @@ _PATH_OR_URL = re.compile(r"(?:/|~/|\./|\.\./|[A-Za-z]:[\\/]|[a-z][a-z0-9+.-]*:/
 def _secret_assignment(match: re.Match[str]) -> bool:
     """A secret's name (:func:`_is_secret_name`) given a literal value (:func:`_is_literal`)
     that is neither code (a call or index, an attribute chain, the name itself), nor a path
-    or URL, nor holding a redaction marker (so gating gated text changes nothing). Unquoted, a lower- or mixed-case name (code, flags, YAML) needs a value with a
-    digit or a symbol that is not a UUID, so ``api_key=api_key``, ``token=tok`` and an id
-    stay; an upper-case one (a ``.env`` line) takes any value."""
+    or URL, nor holding a redaction marker (so gating gated text changes nothing).
+    Unquoted, a lower- or mixed-case name (code, flags, YAML) needs a value with a digit
+    or a symbol that is not a UUID, so ``api_key=api_key``, ``token=tok`` and an id stay;
+    an upper-case one (a ``.env`` line) takes any value."""
     name, value = match.group("name"), match.group("secret")
     core = value.strip().rstrip(",;)]}")
     if not (_is_secret_name(name) and _is_literal(value)) or MARKER_PATTERN.search(value):
