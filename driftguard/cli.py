@@ -928,14 +928,7 @@ def _hook(args: argparse.Namespace) -> int:
 def _setup(args: argparse.Namespace) -> int:
     import shutil
 
-    from driftguard.setup_scripts import (
-        SetupRequest,
-        exit_code,
-        find_console_script,
-        render_report,
-        run_hooks,
-        run_setup,
-    )
+    from driftguard.setup_scripts import SetupRequest, find_console_script, run_command
 
     if args.hooks and args.project is not None:
         raise DriftguardError(
@@ -963,10 +956,7 @@ def _setup(args: argparse.Namespace) -> int:
         project=project,
         claude_cli=shutil.which("claude"),
     )
-    results = run_setup(request, args.host)
-    results += run_hooks(request, hooks=args.hooks, hosts=args.host)
-    print(render_report(request, results))
-    return exit_code(results)
+    return run_command(request, args.host, hooks=args.hooks)
 
 
 def _serve(_args: argparse.Namespace) -> int:

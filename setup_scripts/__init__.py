@@ -18,6 +18,9 @@ One module per host whose config it edits — :mod:`.claude_code`, :mod:`.gemini
 - ``--hooks`` adds the Claude Code status line and hooks (:mod:`.claude_hooks`);
   :func:`run_hooks` runs them, and after a plain user-scope ``--uninstall`` reports
   the ones still installed (``claude_code hooks: still installed``).
+- :func:`run_command` is the whole command (:mod:`._runner`): it first removes the
+  temporary files a killed setup left next to the configs, and on Ctrl-C prints one line
+  saying which hosts were done and which not, and exits 130.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from driftguard.setup_scripts._base import (
     SetupRequest,
     display_path,
 )
+from driftguard.setup_scripts._runner import run_command
 
 __all__ = [
     "HOST_LABELS",
@@ -51,7 +55,9 @@ __all__ = [
     "SetupRequest",
     "exit_code",
     "find_console_script",
+    "host_result",
     "render_report",
+    "run_command",
     "run_hooks",
     "run_setup",
 ]
@@ -93,18 +99,20 @@ def run_setup(request: SetupRequest, hosts: Iterable[HostName] | None = None) ->
     """
     explicit = hosts is not None
     chosen = set(HOST_NAMES if hosts is None else hosts)
-    results: list[HostResult] = []
-    for host in HOST_NAMES:
-        if host not in chosen:
-            continue
-        try:
-            result = HOST_RUNNERS[host](request)
-        except OSError as exc:
-            result = HostResult(host, "failed", f"{exc.strerror or exc}", ok=False)
-        if explicit and not result.installed:
-            result = replace(result, ok=False)
-        results.append(result)
-    return results
+    return [host_result(request, host, explicit=explicit) for host in HOST_NAMES if host in chosen]
+
+
+def host_result(request: SetupRequest, host: HostName, *, explicit: bool) -> HostResult:
+    """Run ``request`` for one host (:func:`run_setup`'s step): an unexpected ``OSError``
+    is its ``failed`` result, and with ``explicit`` (the host was named) a host that is
+    not installed counts as not done."""
+    try:
+        result = HOST_RUNNERS[host](request)
+    except OSError as exc:
+        result = HostResult(host, "failed", f"{exc.strerror or exc}", ok=False)
+    if explicit and not result.installed:
+        result = replace(result, ok=False)
+    return result
 
 
 def run_hooks(
