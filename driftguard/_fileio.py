@@ -6,11 +6,13 @@ goals, hook pointers, the status-line and live caches, the handoff files, and wh
 so two writers never share one), flushes it to disk, then renames it over the target with
 ``os.replace``: a reader sees the old file or the new one, never a half-written one. When
 anything fails the temporary file is removed again, so a failed write leaves the target
-as it was and nothing beside it; only a crash can leave a stray
-``.<name>.<pid>.<ns>.tmp`` behind (history pruning and the live cache's clean-up remove
-old ones). :func:`complete_temporary` and :func:`link_new` are its two halves for a file
-that must never replace another (a backup, a kept handoff): the complete temporary file
-is linked under a name that is still free.
+as it was and nothing beside it; only a crash or a kill can leave a stray
+``.<name>.driftguard-<pid>-<ns>.tmp`` behind. The name says whose it is and which process
+wrote it (:func:`temporary_owner`), so a later run can remove it once that process is gone
+(``driftguard setup`` does, next to the configs it edits; history pruning and the live
+cache's clean-up remove old ones). :func:`complete_temporary` and :func:`link_new` are
+its two halves for a file that must never replace another (a backup, a kept handoff): the
+complete temporary file is linked under a name that is still free.
 
 Standard library only, so the status line and the prompt hook can import it cheaply.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -30,6 +33,7 @@ __all__ = [
     "is_within",
     "link_new",
     "read_json_object",
+    "temporary_owner",
     "write_atomic",
     "write_json_atomic",
 ]
@@ -45,7 +49,27 @@ def is_within(folder: Path, project: Path) -> bool:
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
 TEMP_SUFFIX = ".tmp"
-"""The suffix of every temporary file (``.<name>.<pid>.<ns>.tmp``, next to its target)."""
+"""The suffix of every temporary file (``.<name>.driftguard-<pid>-<ns>.tmp``, next to its
+target)."""
+TEMP_MARK = "driftguard"
+"""The word in a temporary file's name that makes it driftguard's."""
+_TEMPORARY = re.compile(
+    r"\.(?P<name>.+)\.(?:" + TEMP_MARK + r"-(?P<pid>[0-9]{1,10})-[0-9]+"
+    r"|(?P<old_pid>[0-9]{1,10})\.[0-9]{6,})" + re.escape(TEMP_SUFFIX)
+)
+"""A temporary file's name: ``.<name>.driftguard-<pid>-<ns>.tmp``, or the
+``.<name>.<pid>.<ns>.tmp`` of driftguard before the name carried the mark (the ns of
+``time.monotonic_ns`` have many digits)."""
+
+
+def temporary_owner(name: str, target: str) -> int | None:
+    """The pid of the process that wrote ``name`` as a temporary file standing in for the
+    file named ``target`` (:func:`complete_temporary`'s naming, current or former), else
+    ``None``: a name of another shape, or another target's, is nobody's here."""
+    found = _TEMPORARY.fullmatch(name)
+    if found is None or found["name"] != target:
+        return None
+    return int(found["pid"] or found["old_pid"])
 
 
 def complete_temporary(
@@ -61,12 +85,15 @@ def complete_temporary(
             keeps its own bits).
 
     Returns:
-        The temporary file, ``.<name>.<pid>.<ns>.tmp`` in ``path``'s folder.
+        The temporary file, ``.<name>.driftguard-<pid>-<ns>.tmp`` in ``path``'s folder
+        (``<ns>``: :func:`time.monotonic_ns`).
 
     Raises:
         OSError: it cannot be created or written whole; nothing is left behind.
     """
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}{TEMP_SUFFIX}")
+    temp = path.with_name(
+        f".{path.name}.{TEMP_MARK}-{os.getpid()}-{time.monotonic_ns()}{TEMP_SUFFIX}"
+    )
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC | _BINARY, mode)
     try:
         try:

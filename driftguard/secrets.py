@@ -39,12 +39,21 @@ rule id                      finds                secret span (what is replaced)
                              Vault, Docker Hub,
                              xAI, Groq,
                              Telegram tokens
+``registry-auth``            Docker/Podman        the ``auth`` value, the token, the
+                             ``auth``, ``identity`` whole base64 file
+                             ``token``; a
+                             ``.dockerconfigjson``
+``discord-token``            Discord bot token,   the token; the webhook's token part
+                             webhook URL
+``twilio-key``               ``SK``/``AC`` + 32   the SID, and a secret paired with it
+                             hex
 ``jwt``                      ``eyJ….eyJ….sig``    the token
 ``bearer-token``             ``Authorization:``   only the credentials after the scheme
                              ``Bearer``/``Basic``
 ``url-credentials``          ``scheme://u:p@h``   only the password (``p``)
 ``entropy-assignment``       ``name=value``       only the value
 ``password``                 ``PASSWORD=value``   only the value, whatever its entropy
+``secret-assignment``        ``SECRET_KEY=value`` only the value, whatever it holds
 ``password-prose``           "my password is X",  only the value
                              "use X as the
                              password"
@@ -99,6 +108,40 @@ not a placeholder, a path, a URL or code (a call, an index, an attribute chain).
 password is Hunter-42-Correct-Horse" is redacted and "the password is stored in the vault"
 is not. ``=`` is left to ``password``, whose exceptions for code references apply.
 
+``secret-assignment``: a name whose words (split as for ``password``) say it holds a
+secret — ``secret``, ``token``, ``password``, ``passphrase``, ``credential(s)``,
+``apikey``, or ``key`` after a word other than ``public``, ``sort``, ``cache``,
+``primary``, ``partition`` and the like — with no word after it saying the value is *about*
+the secret (``SECRET_KEY_FILE``, ``TOKEN_TTL``, ``SECRET_NAME``, ``ACCESS_KEY_ID``) and no
+count before it (``MAX_TOKEN``), given any literal value: an upper-case ``.env`` name
+``=`` a value up to a blank or quote (``SECRET_KEY=k#8!@#%^&*…``, every character
+counts); any name ``=`` an unquoted value up to a blank, quote, ``;``, ``&`` or ``|``
+(``--api-key=…``, ``?access_token=…``); any name ``=``, ``:``, ``:=`` or ``=>`` a quoted
+value (``SECRET_KEY = '…'``, ``"client_secret": "…"``); a YAML line ``name: value``.
+Not replaced: placeholders (``$VAR``, ``${…}``, ``$(…)``, ``$HOME/…``, ``%VAR%``,
+``<…>``, ``{…}``, masks, the words of ``password``), code that fetches the value
+(``os.getenv("…")``, ``os.environ['…']``, ``get_secret()``, ``settings.SECRET_KEY``, the
+name itself), paths and URLs, and — unquoted after a lower- or mixed-case name, as code
+and flags write them — values of letters, ``_`` and ``.`` only (``token=tok``) or UUIDs.
+It exists for secrets whose characters fall outside ``entropy-assignment``'s
+``[A-Za-z0-9+/=_-]``: Django's ``get_random_secret_key()`` draws from
+``a-z0-9!@#$%^&*(-_=+)`` (django/core/management/utils.py).
+
+``registry-auth``: in Docker's ``~/.docker/config.json`` and containers-auth.json(5), an
+``auth`` (JSON, escaped JSON, YAML or ``auth=``) whose value is base64 of printable
+``user:password`` (RFC 7617 §2; ``"auth": "basic"`` is not), an ``identitytoken`` or
+``registrytoken`` holding any literal value of 8 characters or more, and a base64 run
+starting ``ey``/``ew`` (``{"``, or ``{`` and a line break) that decodes to JSON holding
+``"auths"`` (a Kubernetes ``.dockerconfigjson``).
+
+``discord-token``: ``[MNO]`` + 22–26, ``.``, 6–7, ``.``, 27–40 base64url characters whose
+first part decodes to a 17–20 digit snowflake (the bot's user id), and the token part of
+``discord(app).com/api/(v<n>/)webhooks/<id>/<token>``. ``twilio-key``: ``SK`` (API key) or
+``AC`` (account) + exactly 32 hex digits, and the 32 letters and digits paired with one by
+``:`` or ``,`` (``-u SK…:<secret>``, ``Client('SK…', '<secret>')``); other SIDs (``CA``
+calls, ``SM`` messages) are ids and stay. ``bearer-token`` also reads the ``Bot`` and
+``Token`` schemes (Discord, GitHub and Django REST framework send them).
+
 ``netrc-password``: netrc(5) entries, on one line or several: ``machine <host>`` (a name
 with a dot, an address, ``host:port`` or ``localhost``) or ``default``, then up to three
 ``login``/``account``/``port`` tokens, then ``password <string>``; placeholders excepted.
@@ -143,7 +186,19 @@ tokens", PyPI "API tokens" (``pypi-AgEIcHlwaS5vcmc…``), GitLab "Personal acces
 (``dop_v1_``), Shopify access tokens (``shpat_``…), Databricks personal access tokens
 (``dapi``), age(1) ``AGE-SECRET-KEY-1`` (bech32), Google OAuth client secrets
 (``GOCSPX-``), Square access tokens (``EAAA``, ``sq0atp-``/``sq0csp-``), Linear API keys
-(``lin_api_``), Telegram Bot API tokens (``<id>:<35>``); netrc — netrc(5) (GNU inetutils);
+(``lin_api_``), Telegram Bot API tokens (``<id>:<35>``); registry logins —
+https://docs.docker.com/reference/cli/docker/login/ ("Credential stores"), docker/cli
+``cli/config/types/authconfig.go`` (``auth``, ``identitytoken``, ``registrytoken``),
+containers-auth.json(5) (github.com/containers/image
+``docs/containers-auth.json.5.md``),
+https://kubernetes.io/docs/concepts/configuration/secret/#docker-config-secrets; Discord —
+https://discord.com/developers/docs/reference#authentication (``Authorization: Bot``),
+https://discord.com/developers/docs/reference#snowflakes,
+https://discord.com/developers/docs/resources/webhook#execute-webhook, trufflehog's
+``DiscordBotToken`` and ``DiscordWebhook`` detectors; Twilio —
+https://www.twilio.com/docs/iam/api-keys (``SK…`` SIDs and their secrets), gitleaks
+``twilio-api-key`` (``SK[0-9a-fA-F]{32}``), trufflehog's ``Twilio`` detector
+(``AC[0-9a-f]{32}``); netrc — netrc(5) (GNU inetutils);
 Authorization — RFC 9110
 §11.6.2, RFC 6750 §2.1 (``b64token``), RFC 7617 (Basic); URL userinfo — RFC 3986
 §3.2.1; entropy — C. E. Shannon, "A Mathematical Theory of Communication" (1948);
@@ -178,6 +233,8 @@ Pure functions, no I/O. Design reference: issue #3 item 2, design.md §6 (``get_
 
 from __future__ import annotations
 
+import base64
+import binascii
 import bisect
 import hashlib
 import math
@@ -666,6 +723,245 @@ _PROSE_VERBS = frozenset({"is", "was", "to", "be", "set", "for", "of", "on"})
 """Words after "password" that the other prose patterns read."""
 
 
+# --- registry credentials, Discord, Twilio, secret-named assignments ---------------------
+
+_B64_RUN = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+
+
+def _b64_decoded(value: str, *, urlsafe: bool = False) -> bytes | None:
+    """``value`` decoded as base64 (RFC 4648 §4, or §5 with ``urlsafe``), padding optional;
+    ``None`` when it is not base64."""
+    body = value.rstrip("=")
+    if len(body) % 4 == 1:
+        return None
+    padded = body + "=" * (-len(body) % 4)
+    try:
+        if urlsafe:
+            return base64.urlsafe_b64decode(padded)
+        return base64.b64decode(padded, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _is_basic_credentials(value: str) -> bool:
+    """``value`` is base64 of ``user:password`` (RFC 7617 §2): it decodes to printable
+    UTF-8 holding a ``:`` after at least one character — how Docker's ``config.json`` and
+    containers-auth.json(5) store a registry login in ``auth``."""
+    if len(value) < 4 or _B64_RUN.fullmatch(value) is None:
+        return False
+    decoded = _b64_decoded(value)
+    if decoded is None:
+        return False
+    try:
+        text = decoded.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return text.find(":") > 0 and text.isprintable()
+
+
+_REGISTRY_TOKEN_NAMES = frozenset({"identitytoken", "registrytoken"})
+"""Docker ``AuthConfig`` fields that hold a token whatever it looks like (docker/cli
+``cli/config/types/authconfig.go``: ``identitytoken`` — an OAuth refresh token a
+registry issued at login — and ``registrytoken``, a bearer token)."""
+
+
+def _registry_credential(match: re.Match[str]) -> bool:
+    """An ``auth`` holding base64 ``user:password`` (:func:`_is_basic_credentials`), an
+    ``identitytoken``/``registrytoken`` holding any literal value of at least 8 characters
+    (:func:`_is_value`), or a base64 run whose JSON holds ``"auths"`` (a Kubernetes
+    ``.dockerconfigjson``: the whole ``config.json`` encoded)."""
+    value = match.group("secret")
+    name = match.groupdict().get("name")
+    if name is None:
+        decoded = _b64_decoded(value)
+        return decoded is not None and b'"auths"' in decoded
+    if name.lower().replace("_", "") in _REGISTRY_TOKEN_NAMES:
+        return len(value) >= 8 and _is_value(value)
+    return _is_basic_credentials(value)
+
+
+_DISCORD_BOT = re.compile(
+    r"(?<![A-Za-z0-9_-])(?P<secret>[MNO][A-Za-z0-9_-]{22,26}\.[A-Za-z0-9_-]{6,7}"
+    r"\.[A-Za-z0-9_-]{27,40})(?![A-Za-z0-9_-])"
+)
+
+
+def _is_discord_bot_token(span: str) -> bool:
+    """The first of the token's three parts is the bot's user id — a snowflake of 17 to
+    20 decimal digits (Discord "API Reference", Snowflakes) — in base64url: that is what
+    tells a bot token from another dotted run of the same shape."""
+    decoded = _b64_decoded(span.split(".", 1)[0], urlsafe=True)
+    return decoded is not None and decoded.isdigit() and 17 <= len(decoded) <= 20
+
+
+_SECRET_NAME_WORDS = frozenset(
+    {"secret", "token", "password", "passwd", "pwd", "passphrase", "credential"}
+    | {"credentials", "apikey", "secretkey", "privatekey", "accesskey", "authkey"}
+    | {"masterkey", "signingkey", "encryptionkey"}
+)
+"""Words (split at ``_ - .`` and camelCase, compared lower-case) that make a name hold a
+secret whatever the value looks like: ``SECRET_KEY``, ``AUTH_TOKEN``, ``apiKey``."""
+_NOT_A_SECRET_KEY = frozenset(
+    {"public", "pub", "sort", "cache", "primary", "foreign", "partition", "hash", "row"}
+    | {"shard", "routing", "index", "lookup", "group", "idempotency", "dedup", "dedupe"}
+    | {"object", "map", "hot", "short", "cut", "host", "known", "unique", "composite"}
+    | {"natural", "surrogate", "column", "field", "dict", "json", "item", "s3", "redis"}
+    | {"kv", "lock", "translation", "i18n", "react", "env", "config", "storage", "table"}
+)
+"""Words before ``key`` in an upper-case (``.env``) name that make it a lookup or a public
+key, not a secret (``SORT_KEY``, ``CACHE_KEY``, ``PRIMARY_KEY``, ``PUBLIC_KEY``); any
+other word counts (``STRIPE_KEY``, ``MAILGUN_KEY``). (``storage``: an object's path in a
+bucket; Azure's account key is caught by the entropy rule.)"""
+_SECRET_KEY_QUALIFIERS = frozenset(
+    {"api", "secret", "private", "access", "signing", "sign", "encryption", "encrypt"}
+    | {"decryption", "master", "auth", "client", "app", "application", "session"}
+    | {"webhook", "service", "account", "hmac", "jwt", "cookie", "consumer", "deploy"}
+    | {"admin", "license", "licence", "crypto", "cipher", "aes", "subscription", "shared"}
+    | {"server", "bot", "secure", "root", "ssh", "gpg", "pgp", "write", "live", "billing"}
+)
+"""Words before ``key`` in a lower- or mixed-case name (code, JSON, YAML, flags) that make
+it a secret's (``api_key``, ``secretKey``, ``--signing-key``): code names keys of every
+kind (``primary_key``, ``invalid-key``, ``shortcut_key``), so only these count there; a
+high-entropy value after any ``key`` is still the entropy rule's."""
+_ABOUT_A_SECRET = _NOT_A_PASSWORD | frozenset(
+    {"name", "names", "arn", "id", "ids", "ttl", "lifetime", "limit", "limits", "size"}
+    | {"header", "prefix", "suffix", "scope", "scopes", "version", "format", "kind"}
+    | {"store", "backend", "provider", "source", "location", "endpoint", "interval"}
+    | {"rotation", "usage", "budget", "fingerprint", "algorithm", "alg", "bits", "hash"}
+    | {"digest", "ref", "exists", "set", "present", "missing", "valid", "invalid"}
+)
+"""Words that, after a name's secret word, say the value is about the secret (its file,
+name, lifetime, size) rather than the secret: ``SECRET_KEY_FILE``, ``TOKEN_TTL``,
+``SECRET_NAME``, ``ACCESS_KEY_ID``."""
+_COUNTING = frozenset({"max", "min", "num", "total", "used", "remaining", "count", "n"})
+"""Words that, before a name's secret word, make it a count: ``MAX_TOKEN``."""
+
+
+def _is_secret_name(name: str) -> bool:
+    """A name that holds a secret: its last word of :data:`_SECRET_NAME_WORDS`, or its
+    last ``key`` after a word not in :data:`_NOT_A_SECRET_KEY` (an upper-case name) or in
+    :data:`_SECRET_KEY_QUALIFIERS` (any other; a bare ``key`` is a dictionary's), with no
+    word of :data:`_ABOUT_A_SECRET` after it and none of :data:`_COUNTING` before it."""
+    words = [word.lower() for word in _NAME_WORDS.findall(name)]
+    upper = not any(c.islower() for c in name)
+    found = -1
+    for index, word in enumerate(words):
+        if word in _SECRET_NAME_WORDS:
+            found = index
+        elif word == "key" and index > 0:
+            before = words[index - 1]
+            if (before not in _NOT_A_SECRET_KEY) if upper else (before in _SECRET_KEY_QUALIFIERS):
+                found = index
+    return (
+        found >= 0
+        and _ABOUT_A_SECRET.isdisjoint(words[found + 1 :])
+        and _COUNTING.isdisjoint(words[:found])
+    )
+
+
+def _is_literal(value: str) -> bool:
+    """A value written out, not a placeholder — as :func:`_is_value`, except that a
+    value only *starting* with ``$`` or ``%`` counts (random secrets use those symbols:
+    Django's ``get_random_secret_key`` alphabet holds ``!@#$%^&*(-_=+)``); a variable
+    (``$NAME``, ``${…}``, ``$(…)``, ``$NAME/…``), ``%NAME%`` and ``%(name)s`` do not."""
+    core = value.strip().rstrip(",;)]}")
+    if _PLACEHOLDER.fullmatch(core) is not None:
+        return False
+    if core.startswith(("$", "%")):
+        return core.lower() not in _NOT_A_VALUE and core != ""
+    return _is_value(value)
+
+
+_PLACEHOLDER = re.compile(
+    r"\$(?:\{[^}]*\}?|\([^)]*\)?|[A-Za-z_][A-Za-z0-9_]*(?:/.*)?)"
+    r"|%[A-Za-z_][A-Za-z0-9_]*%|%\([A-Za-z_][A-Za-z0-9_]*\)[a-z]",
+    re.DOTALL,
+)
+"""A shell or ``%`` variable standing for the value (perhaps the start of a path built
+from it): ``$TOKEN``, ``${TOKEN}``, ``$(cat f)``, ``$HOME/.key``, ``%TOKEN%``,
+``%(token)s``."""
+
+
+_CODE_VALUE = re.compile(
+    r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:[(\[][ \t]*[\"'`]|\([ \t]*\)[,;)\]}]*\Z)"
+)
+"""Code that fetches the value: a call or index with a quoted argument
+(``os.getenv("…")``, ``os.environ['…']``, ``config('…')``) or a call without one
+(``get_secret()``); a value that merely holds ``(`` (``k8(x…``, a random secret) is not."""
+_PATH_OR_URL = re.compile(r"(?:/|~/|\./|\.\./|[A-Za-z]:[\\/]|[a-z][a-z0-9+.-]*://)")
+"""A value that names a file or a location (``/run/secrets/key``, ``https://…``)."""
+
+
+def _secret_assignment(match: re.Match[str]) -> bool:
+    """A secret's name (:func:`_is_secret_name`) given a literal value (:func:`_is_literal`)
+    that is neither code (a call or index, an attribute chain, the name itself), nor a path
+    or URL, nor holding a redaction marker (so gating gated text changes nothing).
+    Unquoted, a lower- or mixed-case name (code, flags, YAML) needs a value with a digit
+    or a symbol that is not a UUID, so ``api_key=api_key``, ``token=tok`` and an id stay;
+    an upper-case one (a ``.env`` line) takes any value."""
+    name, value = match.group("name"), match.group("secret")
+    core = value.strip().rstrip(",;)]}")
+    if not (_is_secret_name(name) and _is_literal(value)) or MARKER_PATTERN.search(value):
+        return False  # a marker in it: gated already, and what is left was judged no secret
+    if _PATH_OR_URL.match(core) or _CODE_VALUE.match(value.strip()):
+        return False
+    unquoted = match.re in _SECRET_ASSIGNED_UNQUOTED or match["bare"] is not None
+    after = match.string[match.end("secret") : match.end("secret") + 1]
+    if unquoted and core.endswith(("(", "[")) and after in ('"', "'", "`"):
+        return False  # cut at the quote of a call's argument: ``os.getenv("…")``
+    if core.lower() == name.strip("-.").lower() or _ATTRIBUTE_CHAIN.fullmatch(core):
+        return False
+    if unquoted and any(c.islower() for c in name):
+        return _WORDISH.fullmatch(core) is None and _UUID.fullmatch(core) is None
+    return True
+
+
+_WORDISH = re.compile(r"[A-Za-z_.]+")
+"""A value of letters, ``_`` and ``.`` only: an identifier in code, not a secret."""
+
+
+_SECRET_NAME = (
+    r"[A-Za-z0-9_.-]{0,64}?(?i:key|secret|token|passw(?:or)?d|pwd|credential|passphrase)"
+    r"[A-Za-z0-9_.-]{0,64}"
+)
+_UNQUOTED_CHAR = r"[^\s\"'`\\;&|]"
+"""A character of an unquoted value given to a secret's name in code or a command: up to
+a blank, a quote, a backslash (an escaped line break of JSON text) or ``;``/``&``/``|``,
+which end a command, a query parameter or a connection string's field."""
+_SECRET_ASSIGNED = re.compile(
+    rf"(?<![A-Za-z0-9_.-])(?<!\[REDACTED:)(?P<name>-{{0,2}}{_SECRET_NAME})(?![A-Za-z0-9_.-])"
+    r"(?:(?P<bare>=)(?![=\"'\\])"
+    r"|(?:\\?[\"'])?[ \t]*(?::=|=>|:|=(?!=))[ \t]*(?P<esc>\\)?(?:(?P<dq>\")|'))"
+    rf"(?P<secret>(?(bare){_UNQUOTED_CHAR}{{1,{_VALUE_LIMIT}}}(?!{_UNQUOTED_CHAR})"
+    rf"|(?(esc)(?:[^\"\\\n]|\\[^\"\n]){{1,{_VALUE_LIMIT}}}(?=\\\"|\n|\Z)"
+    rf"|(?(dq)(?:[^\"\\\n]|\\.){{1,{_VALUE_LIMIT}}}(?=\"|\n|\Z)"
+    rf"|[^'\n]{{1,{_VALUE_LIMIT}}}(?='|\n|\Z)))))"
+)
+"""A secret's name, then either ``=`` right after it and an unquoted value
+(:data:`_UNQUOTED_CHAR`: ``api_key=…&page=2``, ``--api-key=…``), or ``=``, ``:``, ``:=``
+or ``=>`` (blanks around allowed) and a quoted value: double-quoted (JSON escapes inside),
+inside an escaped JSON string (``\\"…\\"``) or single-quoted; a quoted value without
+its closing quote runs to the end of the line (a cut excerpt). One pattern for all, so
+the name is looked for once."""
+_SECRET_ASSIGNED_ENV = re.compile(
+    r"(?<![A-Za-z0-9_.-])(?<!\[REDACTED:)"
+    r"(?P<name>[A-Z0-9_]{0,64}?(?:KEY|SECRET|TOKEN|PASSW(?:OR)?D|PWD|CREDENTIALS?|PASSPHRASE)"
+    rf"[A-Z0-9_]{{0,64}})(?![A-Za-z0-9_.-])=(?![\"'\\])"
+    rf"(?P<secret>[^\s\"'`\\]{{1,{_VALUE_LIMIT}}})(?![^\s\"'`\\])"
+)
+"""An upper-case name as a ``.env`` file writes it, ``=``, the value up to a blank, a
+quote or a backslash, whatever else it holds (``SECRET_KEY=k#8!@#%^&*…``: ``;``, ``&``,
+``|`` and a leading ``=`` are the secret's own characters there)."""
+_SECRET_ASSIGNED_YAML = re.compile(
+    rf"^[ \t]*(?:-[ \t]+)?(?P<name>{_SECRET_NAME}):[ \t]+(?![|>&*!])"
+    rf"(?P<secret>[^\s\"'`\\]{{1,{_VALUE_LIMIT}}})[ \t]*$",
+    re.MULTILINE,
+)
+"""A YAML mapping line whose value is one unquoted word (``client_secret: k#8!@…``); a
+block scalar, anchor, alias or tag (``|``, ``>``, ``&``, ``*``, ``!``) is not a value."""
+_SECRET_ASSIGNED_UNQUOTED = (_SECRET_ASSIGNED_ENV, _SECRET_ASSIGNED_YAML)
+
+
 _RULES: tuple[_Rule, ...] = (
     # RFC 7468 §2 (PKCS #8 / PKCS #1 / SEC 1 labels), OpenSSH PROTOCOL.key ("OPENSSH
     # PRIVATE KEY"), RFC 4880 §6.2 ("PGP PRIVATE KEY BLOCK"): the whole armored block.
@@ -801,6 +1097,63 @@ _RULES: tuple[_Rule, ...] = (
             re.compile(r"(?<![\w:-])(?P<secret>[0-9]{8,10}:[A-Za-z0-9_-]{35})(?![\w-])"),
         ),
     ),
+    # Container registry logins as Docker's config.json and containers-auth.json(5) keep
+    # them (docs.docker.com/reference/cli/docker/login/, "Credential stores"; docker/cli
+    # cli/config/types/authconfig.go; github.com/containers/image
+    # docs/containers-auth.json.5.md): "auth" is base64 of "user:password" (RFC 7617),
+    # "identitytoken"/"registrytoken" a registry's token; a Kubernetes
+    # kubernetes.io/dockerconfigjson Secret carries the whole file in base64
+    # (kubernetes.io/docs/concepts/configuration/secret/#docker-config-secrets).
+    _Rule(
+        "registry-auth",
+        (
+            re.compile(
+                r"(?<![A-Za-z0-9_.-])(?<!\[REDACTED:)"
+                r"(?P<name>(?i:auth|identity_?token|registry_?token))(?:\\?[\"'])?"
+                r"[ \t]*[:=][ \t]*(?P<quote>\\?[\"'])?"
+                r"(?P<secret>(?(quote)[^\"'\\\s]{1,8192}(?=\\?[\"'])"
+                r"|[A-Za-z0-9+/=._~-]{1,8192}(?![A-Za-z0-9+/=._~-])))"
+            ),
+            re.compile(
+                r"(?<![A-Za-z0-9+/=_-])(?P<secret>e[wy][A-Za-z0-9+/]{14,}={0,2})"
+                r"(?![A-Za-z0-9+/=_-])"
+            ),
+        ),
+        _registry_credential,
+    ),
+    # Discord bot tokens: base64url(bot user id) "." 6 "." 27–38 characters, as
+    # trufflehog's DiscordBotToken detector (pkg/detectors/discordbottoken) and
+    # detect-secrets' DiscordBotTokenDetector match them ([MNO]…: a snowflake's first digit
+    # in base64), sent as "Authorization: Bot <token>"
+    # (discord.com/developers/docs/reference#authentication); webhook URLs
+    # discord.com/api/webhooks/<id>/<token> (discord.com/developers/docs/resources/webhook,
+    # trufflehog's DiscordWebhook detector): only the token part is replaced.
+    _Rule(
+        "discord-token",
+        (
+            _DISCORD_BOT,
+            re.compile(
+                r"discord(?:app)?\.com/api/(?:v[0-9]+/)?webhooks/[0-9]{17,20}/"
+                r"(?P<secret>[A-Za-z0-9_-]{60,80})(?![A-Za-z0-9_-])"
+            ),
+        ),
+        lambda match: match.re is not _DISCORD_BOT or _is_discord_bot_token(match["secret"]),
+    ),
+    # Twilio (www.twilio.com/docs/iam/api-keys, .../docs/iam/api/account): API key SIDs
+    # "SK" + 32 hex (gitleaks twilio-api-key), account SIDs "AC" + 32 hex (trufflehog's
+    # Twilio detector, detect-secrets' TwilioKeyDetector), and the secret paired with
+    # one — "SK…:<secret>" as HTTP Basic credentials, "SK…", "<secret>" as a client's
+    # arguments (32 characters: an API key secret or an auth token).
+    _Rule(
+        "twilio-key",
+        (
+            re.compile(r"(?<![A-Za-z0-9])(?P<secret>(?:SK|AC)[0-9a-fA-F]{32})(?![A-Za-z0-9])"),
+            re.compile(
+                r"(?<![A-Za-z0-9])(?:SK|AC)[0-9a-fA-F]{32}[\"']?[ \t]*[:,][ \t]*[\"']?"
+                r"(?P<secret>[A-Za-z0-9]{32})(?![A-Za-z0-9])"
+            ),
+        ),
+    ),
     # RFC 7519 §3 / RFC 7515 §7.1 compact serialisation: base64url(header) "."
     # base64url(payload) "." signature; both JSON objects start '{"' → "eyJ". The
     # signature is empty for an unsecured JWT (RFC 7519 §6).
@@ -821,7 +1174,7 @@ _RULES: tuple[_Rule, ...] = (
         "bearer-token",
         (
             re.compile(
-                r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?(?i:bearer|basic)\s+"
+                r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?(?i:bearer|basic|bot|token)\s+"
                 r"(?P<secret>[A-Za-z0-9._~+/-]+=*)"
             ),
         ),
@@ -868,6 +1221,16 @@ _RULES: tuple[_Rule, ...] = (
         (*_password_values(_PASSWORD_ASSIGNED), *_password_values(_PASSWORD_FLAG)),
         _password,
     ),
+    # Any value given to a name that says it holds a secret (SECRET_KEY, AUTH_TOKEN,
+    # client_secret, apiKey; see _is_secret_name), whatever characters it holds: a .env
+    # line or shell assignment (up to a blank), a quoted value in code, JSON or YAML, a
+    # one-word YAML value. The entropy rule reads only [A-Za-z0-9+/=_-]; a random secret
+    # with symbols (Django's get_random_secret_key: "!@#$%^&*(-_=+)") needs this one.
+    _Rule(
+        "secret-assignment",
+        (_SECRET_ASSIGNED, *_SECRET_ASSIGNED_UNQUOTED),
+        _secret_assignment,
+    ),
     # A password written in prose: "my password is Hunter-42-Correct-Horse", "the db
     # password for staging was `x`", "set the passphrase to …" (issue #9 item 3). Quoted
     # values count whatever they hold; a bare word counts when it looks made up (see
@@ -890,10 +1253,10 @@ _RULES: tuple[_Rule, ...] = (
 RULE_IDS: tuple[str, ...] = tuple(rule.rule for rule in _RULES)
 """The rule ids in priority order: ``private-key``, ``aws-access-key``, ``aws-secret-key``,
 ``github-token``, ``anthropic-key``, ``openai-key``, ``slack-token``, ``google-api-key``,
-``stripe-key``, ``sendgrid-key``, ``slack-webhook``, ``service-token``, ``jwt``,
-``bearer-token``, ``url-credentials``, ``entropy-assignment``, ``password``,
-``password-prose``, ``netrc-password``, ``cli-password``. Stable: they appear in redaction
-markers."""
+``stripe-key``, ``sendgrid-key``, ``slack-webhook``, ``service-token``, ``registry-auth``,
+``discord-token``, ``twilio-key``, ``jwt``, ``bearer-token``, ``url-credentials``,
+``entropy-assignment``, ``password``, ``secret-assignment``, ``password-prose``,
+``netrc-password``, ``cli-password``. Stable: they appear in redaction markers."""
 
 
 def _outside(start: int, end: int, markers: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -20,6 +20,9 @@ One module per host whose config it edits — :mod:`.claude_code`, :mod:`.gemini
   :mod:`.cursor_hooks`; with ``--project``, Cursor's project rule :mod:`.cursor_rule`):
   :func:`run_hooks` runs them, and after a plain user-scope ``--uninstall`` reports the
   ones still installed (``codex_cli hooks: still installed``).
+- :func:`run_command` is the whole command (:mod:`._runner`): it first removes the
+  temporary files a killed setup left next to the configs, and on Ctrl-C prints one line
+  saying which hosts were done and which not, and exits 130.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from driftguard.setup_scripts._base import (
     display_path,
 )
 from driftguard.setup_scripts._hooks_file import HooksHost
+from driftguard.setup_scripts._runner import run_command
 
 __all__ = [
     "HOOK_HOSTS",
@@ -67,7 +71,10 @@ __all__ = [
     "SetupRequest",
     "exit_code",
     "find_console_script",
+    "hooks_result",
+    "host_result",
     "render_report",
+    "run_command",
     "run_hooks",
     "run_setup",
 ]
@@ -109,18 +116,20 @@ def run_setup(request: SetupRequest, hosts: Iterable[HostName] | None = None) ->
     """
     explicit = hosts is not None
     chosen = set(HOST_NAMES if hosts is None else hosts)
-    results: list[HostResult] = []
-    for host in HOST_NAMES:
-        if host not in chosen:
-            continue
-        try:
-            result = HOST_RUNNERS[host](request)
-        except OSError as exc:
-            result = HostResult(host, "failed", f"{exc.strerror or exc}", ok=False)
-        if explicit and not result.installed:
-            result = replace(result, ok=False)
-        results.append(result)
-    return results
+    return [host_result(request, host, explicit=explicit) for host in HOST_NAMES if host in chosen]
+
+
+def host_result(request: SetupRequest, host: HostName, *, explicit: bool) -> HostResult:
+    """Run ``request`` for one host (:func:`run_setup`'s step): an unexpected ``OSError``
+    is its ``failed`` result, and with ``explicit`` (the host was named) a host that is
+    not installed counts as not done."""
+    try:
+        result = HOST_RUNNERS[host](request)
+    except OSError as exc:
+        result = HostResult(host, "failed", f"{exc.strerror or exc}", ok=False)
+    if explicit and not result.installed:
+        result = replace(result, ok=False)
+    return result
 
 
 HOOK_HOSTS: Mapping[HostName, HooksHost] = {
@@ -148,25 +157,25 @@ def run_hooks(
     """
     explicit = hosts is not None
     chosen = [host for host in HOST_NAMES if not explicit or host in set(hosts or ())]
-    results: list[HostResult] = []
+    found = (hooks_result(request, host, hooks=hooks, explicit=explicit) for host in chosen)
+    return [result for result in found if result is not None]
+
+
+def hooks_result(
+    request: SetupRequest, host: HostName, *, hooks: bool, explicit: bool
+) -> HostResult | None:
+    """One host's step of :func:`run_hooks` (``None``: nothing to report for it)."""
     if hooks and request.project is not None:
-        if "cursor" in chosen:
-            results.append(_guarded("cursor", cursor_rule.LABEL, lambda: cursor_rule.run(request)))
-        return results
-    if not hooks and (request.action != "uninstall" or request.project is not None):
-        return []
-    for host in chosen:
-        described = HOOK_HOSTS[host]
-        if hooks:
-            result = _guarded(host, described.label, partial(hooks_file.run, described, request))
-            if not result.installed and not explicit:
-                continue
-            results.append(result)
-        else:
-            left = hooks_file.left_behind(described)
-            if left is not None:
-                results.append(left)
-    return results
+        if host != "cursor":
+            return None
+        return _guarded(host, cursor_rule.LABEL, partial(cursor_rule.run, request))
+    described = HOOK_HOSTS[host]
+    if not hooks:
+        if request.action != "uninstall" or request.project is not None:
+            return None
+        return hooks_file.left_behind(described)
+    result = _guarded(host, described.label, partial(hooks_file.run, described, request))
+    return result if result.installed or explicit else None
 
 
 def _guarded(host: HostName, label: str, action: Callable[[], HostResult]) -> HostResult:

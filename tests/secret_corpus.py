@@ -25,6 +25,8 @@ URLSAFE = ALNUM + "_-"
 B64 = ALNUM + "+/"
 HEX = "0123456789abcdef"
 BECH32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
+DJANGO_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789!@#$%^&*(-_=+)"
+"""The characters of Django's ``get_random_secret_key()`` (django/core/management/utils.py)."""
 
 
 def fake(alphabet: str, length: int, seed: int) -> str:
@@ -129,6 +131,21 @@ def _kinds() -> list[Kind]:
     xai = "xai-" + fake(ALNUM, 80, 308)
     groq = "gsk_" + fake(ALNUM, 52, 309)
     discord = fake(ALNUM, 24, 310) + "." + fake(ALNUM, 6, 311) + "." + fake(URLSAFE, 38, 312)
+    registry_auth = base64.b64encode(b"ci-bot:" + fake(ALNUM, 20, 313).encode()).decode()
+    identity_token = fake(URLSAFE, 48, 314)
+    docker_config_json = base64.b64encode(
+        json.dumps({"auths": {"ghcr.io": {"auth": registry_auth}}}, indent=2).encode()
+    ).decode()
+    django_key = "k#8!@" + fake(DJANGO_ALPHABET, 45, 315)
+    env_symbols = "Zt9!&" + fake(ALNUM + "!@#%^&*", 20, 316)
+    snowflake = fake("123456789", 1, 317) + fake(string.digits, 17, 318)
+    discord_bot = (
+        _b64url(snowflake.encode()) + "." + fake(URLSAFE, 6, 319) + "." + fake(URLSAFE, 38, 320)
+    )
+    discord_hook = fake(URLSAFE, 68, 321)
+    twilio_key_sid = "SK" + fake(HEX, 32, 322)
+    twilio_key_secret = fake(ALNUM, 32, 323)
+    twilio_account = "AC" + fake(HEX, 32, 324)
     return [
         Kind("aws-access-key-id", f"export AWS_ACCESS_KEY_ID={aws_id}", (aws_id,)),
         Kind(
@@ -253,6 +270,47 @@ def _kinds() -> list[Kind]:
         Kind("xai-api-key", f"XAI_KEY {xai}", (xai,)),
         Kind("groq-api-key", f"client = Groq(api_key='{groq}')", (groq,)),
         Kind("dotted-bot-token", f"DISCORD_TOKEN={discord}", (discord,)),
+        # registry logins, symbol-rich values and vendor formats the generic rules miss
+        Kind(
+            "docker-config-auth",
+            json.dumps({"auths": {"https://index.docker.io/v1/": {"auth": registry_auth}}}),
+            (registry_auth,),
+        ),
+        Kind(
+            "docker-identity-token",
+            f'{{"auths": {{"myregistry.azurecr.io": {{"identitytoken": "{identity_token}"}}}}}}',
+            (identity_token,),
+        ),
+        Kind(
+            "kubernetes-dockerconfigjson",
+            "type: kubernetes.io/dockerconfigjson\ndata:\n"
+            f"  .dockerconfigjson: {docker_config_json}\n",
+            (docker_config_json,),
+        ),
+        Kind("dotenv-secret-key-symbols", f"SECRET_KEY={django_key}", (django_key,)),
+        Kind("dotenv-token-symbols", f"export API_TOKEN={env_symbols}", (env_symbols,)),
+        Kind("django-settings-secret-key", f"SECRET_KEY = '{django_key}'", (django_key,)),
+        Kind(
+            "discord-bot-token",
+            f'curl -H "Authorization: Bot {discord_bot}" https://discord.com/api/v10/users/@me',
+            (discord_bot,),
+        ),
+        Kind(
+            "discord-webhook-url",
+            f"curl -d @msg.json https://discord.com/api/webhooks/{snowflake}/{discord_hook}",
+            (discord_hook,),
+        ),
+        Kind(
+            "twilio-api-key",
+            f"curl -X POST https://api.twilio.com/2010-04-01/Accounts/{twilio_account}"
+            f"/Messages.json -u {twilio_key_sid}:{twilio_key_secret}",
+            (twilio_key_sid, twilio_key_secret, twilio_account),
+        ),
+        Kind(
+            "twilio-client-pair",
+            f"client = Client('{twilio_key_sid}', '{twilio_key_secret}', '{twilio_account}')",
+            (twilio_key_sid, twilio_key_secret, twilio_account),
+        ),
     ]
 
 
@@ -306,6 +364,19 @@ def _near_misses() -> list[NearMiss]:
         NearMiss("password-reset-talk", "the password reset flow sends a link; see password field"),
         NearMiss("password-policy-talk", "use the default as the password policy for now"),
         NearMiss("dotted-version", "api_version: 2026.11.30.1 and module a.b.c.d loaded"),
+        NearMiss("registry-auth-talk", '{"auth": "basic", "auths": {}} and oauth: none'),
+        NearMiss("docker-creds-store", '{"credsStore": "desktop", "auths": {"ghcr.io": {}}}'),
+        NearMiss("secret-key-file", "SECRET_KEY_FILE=/run/secrets/django SORT_KEY=created_at"),
+        NearMiss("secret-from-env", 'SECRET_KEY = os.environ["SECRET_KEY"]; token = get_token()'),
+        NearMiss("secret-placeholder", "API_TOKEN=${{ secrets.API_TOKEN }} and SECRET_KEY=$KEY"),
+        NearMiss("token-settings", "MAX_TOKEN=4096 TOKEN_TTL=3600 ACCESS_KEY_ID_FILE=keys.txt"),
+        NearMiss("type-annotations", "    api_key: str\n    token: Optional[str] = None"),
+        NearMiss("discord-snowflake", f"channel {fake(string.digits, 18, 222)} in the guild"),
+        NearMiss(
+            "dotted-triple",
+            "M" + fake(ALNUM, 23, 223) + "." + fake(ALNUM, 6, 224) + "." + fake(ALNUM, 27, 225),
+        ),
+        NearMiss("twilio-call-sid", f"call CA{fake(HEX, 32, 226)}, message SM{fake(HEX, 32, 227)}"),
     ]
 
 

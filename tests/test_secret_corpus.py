@@ -11,7 +11,7 @@ The gate is kept because it catches every kind with no false redaction; detect-s
 measured, not used (it is a test dependency only). Then every kind goes through every
 surface a secret could reach a person or a file by — the MCP tools and prompt, the saved
 handoff files, ``driftguard handoff --write`` and ``--json``, the goal store, the history,
-the session-start hook — and none may leak.
+the session-start hook, ``driftguard report`` and ``report --all`` — and none may leak.
 """
 
 from __future__ import annotations
@@ -258,6 +258,8 @@ async def test_no_kind_leaks_through_any_surface(
         ["handoff", "--json", str(transcript)],
         ["handoff", "--write", str(transcript)],
         ["handoff", "--write", "--json", str(transcript)],
+        ["report", str(transcript)],
+        ["report", "--all", "-o", str(tmp_path / "pages")],
     ):
         assert main(args) == 0, args
         out, err = capsys.readouterr()
@@ -274,9 +276,11 @@ async def test_no_kind_leaks_through_any_surface(
     assert "## What we accomplished" in context  # the saved handoff was handed over
     shown["session-start hook"] = context + capsys.readouterr().err
 
-    for path, text in _files_under(isolated_home, project).items():
+    for path, text in _files_under(isolated_home, project, tmp_path / "pages").items():
         shown[f"file {path}"] = text
     assert any(".driftguard" in where for where in shown)
+    assert any(where.endswith(".html") and "/reports/" in where for where in shown)
+    assert any(where.endswith("index.html") for where in shown)
     assert any("/sessions/" in where for where in shown)  # the goal store was written
 
     leaks = [leak for where, text in shown.items() for leak in _leaks(kind, where, text)]

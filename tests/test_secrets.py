@@ -7,6 +7,7 @@ holds no key-shaped literal.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import random
 import string
@@ -77,6 +78,27 @@ DIGITALOCEAN = "dop_v1_" + fake("0123456789abcdef", 64, 38)
 DATABRICKS = "dapi" + fake("0123456789abcdef", 32, 39)
 AGE_KEY = "AGE-SECRET-KEY-1" + fake("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58, 41)
 TELEGRAM = fake(string.digits, 10, 42) + ":AA" + fake(URLSAFE, 33, 43)
+HEX = "0123456789abcdef"
+REGISTRY_AUTH = base64.b64encode(b"deploy:" + fake(ALNUM, 16, 92).encode()).decode()
+IDENTITY_TOKEN = fake(URLSAFE, 40, 93)
+DOCKER_CONFIG_JSON = base64.b64encode(
+    b'{\n  "auths": {\n    "ghcr.io": {"auth": "' + REGISTRY_AUTH.encode() + b'"}\n  }\n}'
+).decode()
+DISCORD_ID = fake("123456789", 1, 94) + fake(string.digits, 17, 95)  # an 18-digit snowflake
+DISCORD_BOT = (
+    base64.urlsafe_b64encode(DISCORD_ID.encode()).decode().rstrip("=")
+    + "."
+    + fake(URLSAFE, 6, 96)
+    + "."
+    + fake(URLSAFE, 27, 97)
+)
+DISCORD_HOOK = fake(URLSAFE, 68, 98)
+TWILIO_SK = "SK" + fake(HEX, 32, 99)
+TWILIO_AC = "AC" + fake(HEX, 32, 100)
+TWILIO_SECRET = fake(ALNUM, 32, 101)
+DJANGO_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789!@#$%^&*(-_=+)"
+DJANGO_KEY = "k#8" + fake(DJANGO_ALPHABET, 47, 102)  # get_random_secret_key()'s alphabet
+SYMBOLIC = "Xy7#pq!2Lm@9z^"
 RSA_KEY = pem("RSA PRIVATE KEY", 30)
 OPENSSH_KEY = pem("OPENSSH PRIVATE KEY", 40)
 
@@ -184,6 +206,33 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("cli-password", "curl --user=admin:hunter2 https://api.internal/v1", "hunter2"),
     ("cli-password", 'curl -u "admin:two words" https://api.internal', "two words"),
     ("cli-password", "wget -q -u ci:hunter2 https://files.internal/a.tgz", "hunter2"),
+    (
+        "registry-auth",
+        f'{{"auths": {{"ghcr.io": {{"auth": "{REGISTRY_AUTH}"}}}}}}',
+        REGISTRY_AUTH,
+    ),
+    ("registry-auth", f'log: {{\\"auth\\":\\"{REGISTRY_AUTH}\\"}}', REGISTRY_AUTH),
+    ("registry-auth", f"    auth: {REGISTRY_AUTH}", REGISTRY_AUTH),
+    ("registry-auth", f'"identitytoken": "{IDENTITY_TOKEN}"', IDENTITY_TOKEN),
+    ("registry-auth", f"data:\n  .dockerconfigjson: {DOCKER_CONFIG_JSON}\n", DOCKER_CONFIG_JSON),
+    ("discord-token", f'client.run("{DISCORD_BOT}")', DISCORD_BOT),
+    ("discord-token", f"curl -H 'Authorization: Bot {DISCORD_BOT}' https://x", DISCORD_BOT),
+    (
+        "discord-token",
+        f"POST https://discord.com/api/webhooks/{DISCORD_ID}/{DISCORD_HOOK}",
+        DISCORD_HOOK,
+    ),
+    ("twilio-key", f"TWILIO_API_KEY={TWILIO_SK}", TWILIO_SK),
+    ("twilio-key", f"GET /2010-04-01/Accounts/{TWILIO_AC}/Calls.json", TWILIO_AC),
+    ("bearer-token", f"curl -H 'Authorization: Token {BEARER}' https://api", BEARER),
+    ("secret-assignment", f"SECRET_KEY={DJANGO_KEY}", DJANGO_KEY),
+    ("secret-assignment", f"export DJANGO_SECRET_KEY='{DJANGO_KEY}'", DJANGO_KEY),
+    ("secret-assignment", f"SECRET_KEY = '{DJANGO_KEY}'", DJANGO_KEY),
+    ("secret-assignment", f'{{"client_secret": "{SYMBOLIC}"}}', SYMBOLIC),
+    ("secret-assignment", f"oauth:\n  api_token: {SYMBOLIC}\n", SYMBOLIC),
+    ("secret-assignment", f"deploy --api-key={SYMBOLIC} --yes", SYMBOLIC),
+    ("secret-assignment", f"GET /v1/items?page=2&access_token={SYMBOLIC}&x=1", SYMBOLIC),
+    ("secret-assignment", f"JWT_SECRET=${SYMBOLIC}", f"${SYMBOLIC}"),
 ]
 
 SHA256_OF_EMPTY = hashlib.sha256(b"").hexdigest()
@@ -258,6 +307,28 @@ NEAR_MISSES: list[tuple[str, str]] = [
     ("password", "password=xxxxxxxx"),
     ("password", 'password: "" and passwd= and password: {{ vault_db }}'),
     ("password", "PGPASSWORD= psql -h db app"),
+    ("registry-auth", '{"auth": "basic", "auths": {}} and oauth: none and auth=required'),
+    ("registry-auth", f'"auth": "{base64.b64encode(b"no-colon-in-this-value").decode()}"'),
+    ("registry-auth", '"identitytoken": "" and "registrytoken": "$REGISTRY_TOKEN"'),
+    ("registry-auth", "eyJhbGciOiJIUzI1NiJ9 and ewogICJuYW1lIjogImFwcCIKfQ=="),
+    (
+        "discord-token",
+        "M" + fake(ALNUM, 23, 103) + "." + fake(ALNUM, 6, 104) + "." + fake(ALNUM, 27, 105),
+    ),
+    ("discord-token", f"see https://discord.com/api/webhooks/ and channel {DISCORD_ID}"),
+    ("twilio-key", f"call CA{fake(HEX, 32, 106)} and message SM{fake(HEX, 32, 107)}"),
+    ("twilio-key", f"sha1 AC{fake(HEX.upper(), 38, 108)} and SK{fake(HEX, 31, 109)}"),
+    ("bearer-token", "the Authorization: token required, Authorization: Bot <token>"),
+    ("secret-assignment", "SECRET_KEY_FILE=/run/secrets/django SORT_KEY=created_at"),
+    ("secret-assignment", 'api_key = os.getenv("API_KEY"); token = request.headers["X-Token"]'),
+    ("secret-assignment", "MAX_TOKEN=4096 TOKEN_TTL=3600 KEY_ID=abc123 CACHE_KEY=v2-deps"),
+    ("secret-assignment", '{"key": "value!", "token_type": "Bearer", "apiKey": "string"}'),
+    ("secret-assignment", "    api_key: str\n    token: Optional[str] = None\n"),
+    ("secret-assignment", "SECRET_KEY=$SECRET_KEY API_TOKEN=${{ secrets.API_TOKEN }}"),
+    ("secret-assignment", "client(api_key=api_key, token=self.token, secret=cfg.secret)"),
+    ("secret-assignment", "GOOGLE_APPLICATION_CREDENTIALS=/path/to/sa.json"),
+    ("secret-assignment", f"aws_secret_access_key: {UUID} and api_token: v2_legacy"),
+    ("secret-assignment", 'SECRET_KEY = env("SECRET_KEY") and TOKEN_URL=https://auth/token'),
     ("password", "PWD=/home/dev/app OLDPWD=/home/dev"),
     ("password", "POSTGRES_PASSWORD_FILE=/run/secrets/pg password_min_length=12"),
     ("password", "ssh -o PasswordAuthentication=no -o PasswordPolicy:strict host"),
@@ -285,7 +356,7 @@ NEAR_MISSES: list[tuple[str, str]] = [
 ]
 
 
-def test_rule_ids_are_the_twenty_documented_ones_in_priority_order() -> None:
+def test_rule_ids_are_the_twenty_four_documented_ones_in_priority_order() -> None:
     assert RULE_IDS == (
         "private-key",
         "aws-access-key",
@@ -299,11 +370,15 @@ def test_rule_ids_are_the_twenty_documented_ones_in_priority_order() -> None:
         "sendgrid-key",
         "slack-webhook",
         "service-token",
+        "registry-auth",
+        "discord-token",
+        "twilio-key",
         "jwt",
         "bearer-token",
         "url-credentials",
         "entropy-assignment",
         "password",
+        "secret-assignment",
         "password-prose",
         "netrc-password",
         "cli-password",
@@ -589,6 +664,46 @@ SECRET_CONTEXTS: list[st.SearchStrategy[tuple[str, str]]] = [
             ]
         ),
         _password(),
+    ),
+    # a Discord bot token: base64url of an 18-digit user id, a timestamp, an HMAC
+    st.builds(
+        lambda head, digits, ts, mac: (
+            tok := base64.urlsafe_b64encode(f"{head}{digits}".encode()).decode().rstrip("=")
+            + f".{ts}.{mac}",
+            tok,
+        ),
+        st.sampled_from("123456789"),
+        _body(string.digits, 17),
+        _body(URLSAFE, 6),
+        _body(URLSAFE, 27),
+    ),
+    st.builds(
+        lambda prefix, body: (prefix + body, prefix + body),
+        st.sampled_from(["SK", "AC"]),
+        _body(HEX, 32),
+    ),
+    st.builds(
+        lambda user, pw: (
+            f'"auth": "{(b64 := base64.b64encode(f"{user}:{pw}".encode()).decode())}"',
+            b64,
+        ),
+        st.text(alphabet=ALNUM, min_size=1, max_size=12),
+        st.text(alphabet=ALNUM + "!@#", min_size=1, max_size=24),
+    ),
+    # a random secret with symbols (Django's alphabet), given to a secret's name; it
+    # starts with a letter or digit (a leading "$NAME" reads as a shell variable)
+    st.builds(
+        lambda form, head, body: (form.format(head + body), head + body),
+        st.sampled_from(
+            [
+                "SECRET_KEY={}",
+                "export API_TOKEN='{}'",
+                '{{"client_secret": "{}"}}',
+                'DJANGO_SECRET_KEY = "{}"',
+            ]
+        ),
+        st.sampled_from(ALNUM),
+        st.text(alphabet=DJANGO_ALPHABET, min_size=12, max_size=50),
     ),
     # a complete private key block; its first base64 line must not survive
     st.integers(0, 1000).map(lambda seed: (pem("EC PRIVATE KEY", seed), fake(B64, 64, seed))),

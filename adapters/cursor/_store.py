@@ -5,13 +5,39 @@ Both tables are ``(key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)`` key-value 
 jdconley/deadhand ``docs/reverse-engineering/cursor-storage.md``); the ``UNIQUE`` constraint
 gives each an index on ``key`` (``sqlite_autoindex_<table>_1``), which every query here uses.
 
-Rules this module enforces (issue #12; formats.md §D):
+Rules this module enforces (formats.md §D):
 
-- **Read only.** The database is opened through a ``file:…?mode=ro`` URI with
-  ``PRAGMA query_only``; nothing is ever written to it. ``immutable=1`` is never used: it
-  tells SQLite the file cannot change, which is false while Cursor runs, and would ignore the
-  write-ahead log. (Opening a WAL database that no process has open makes SQLite create the
-  empty ``-wal``/``-shm`` companions, as any reader does; the database file is untouched.)
+- **Read only, and Cursor's folder left as found.** Nothing is written to the database,
+  and nothing is created, written or removed beside it: no ``-wal``, no ``-shm``, no
+  journal. The connection is read-only with ``PRAGMA query_only``; how the file is opened
+  depends on what lies beside it (:func:`open_uri`; SQLite "Write-Ahead Logging" §§ 8-9,
+  https://www.sqlite.org/wal.html, and "URI Filenames", https://www.sqlite.org/uri.html):
+
+  - a rollback-journal database (header bytes 18-19 = 1): ``mode=ro``. A reader takes a
+    shared lock and creates nothing.
+  - a WAL database with no ``-wal`` (Cursor is not running: its last connection
+    checkpointed the log and deleted it), or with an empty ``-wal`` and no ``-shm``:
+    ``mode=ro&immutable=1``. Every committed page is in the file. A plain ``mode=ro``
+    reader would create an empty ``-wal`` and a 32 KiB ``-shm`` here and leave them
+    behind: SQLite opens the log and the index ``O_RDWR|O_CREAT`` whatever the
+    connection's mode.
+  - a WAL database with a ``-wal`` and a ``-shm`` (Cursor is running, or stopped without
+    checkpointing): ``mode=ro&readonly_shm=1``. The reader sees every committed frame of
+    the log; it maps the ``-shm`` read-only, so it never writes a read mark or rebuilds
+    the index there (with no usable mark it builds a private index from the log in its own
+    memory). ``immutable=1`` is never used here: it ignores the log, and would miss what
+    Cursor committed since its last checkpoint.
+  - a WAL database whose ``-wal`` holds frames but has no ``-shm``: refused. SQLite cannot
+    open the log without an index it may create, and reading without the log would give
+    a stale chat as if it were current.
+
+  Two races are left: Cursor starting between the look and the open (an ``immutable``
+  read then takes no lock; a checkpoint running during the read, which copies pages into
+  the file, could make it fail as malformed — the next read sees the ``-wal`` and reads as
+  a reader), and Cursor quitting between them (SQLite would create an empty ``-wal`` and
+  fail to open the deleted ``-shm``; an empty ``-wal`` is then read as no log). Run as
+  root, SQLite gives the ``-wal``/``-shm`` it opens their database's owner (an ``fchown``
+  to the owner they have: their ctime changes, not their content or mtime).
 - **Short read transactions.** :class:`StateDb` is one ``BEGIN … COMMIT`` on one connection
   that is closed on exit, so every value comes from one consistent snapshot and no lock or
   snapshot outlives the read. In WAL mode (how Cursor runs its store) a reader never blocks
@@ -27,6 +53,7 @@ Rules this module enforces (issue #12; formats.md §D):
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
@@ -42,6 +69,7 @@ __all__ = [
     "KV_PREFIXES",
     "StateDb",
     "Table",
+    "open_uri",
 ]
 
 Table = Literal["cursorDiskKV", "ItemTable"]
@@ -66,6 +94,63 @@ _LOOKUP: Final[dict[Table, str]] = {
     "cursorDiskKV": "SELECT value FROM cursorDiskKV WHERE key = ?",
     "ItemTable": "SELECT value FROM ItemTable WHERE key = ?",
 }
+
+
+_HEADER: Final = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file ("Database File Format" §1.3.1,
+https://www.sqlite.org/fileformat2.html)."""
+
+
+def _is_wal_database(path: Path) -> bool:
+    """Whether ``path``'s header says WAL: its file format write and read versions (bytes
+    18 and 19) are 2, not the rollback journal's 1 (fileformat2.html §1.3.3). Reads 20
+    bytes; a file too short or not SQLite is left for SQLite to refuse.
+
+    Raises:
+        OSError: the file cannot be opened or read.
+    """
+    with path.open("rb") as handle:
+        header = handle.read(20)
+    return header.startswith(_HEADER) and len(header) == 20 and header[18] == header[19] == 2
+
+
+def _size(path: Path) -> int | None:
+    """``path``'s size in bytes, or ``None`` when there is no such file."""
+    try:
+        return os.stat(path).st_size
+    except FileNotFoundError:
+        return None
+
+
+def open_uri(path: Path) -> str:
+    """The ``file:`` URI that opens ``path`` read-only without creating, writing or removing
+    anything beside it (the module docstring says which and why): ``?mode=ro`` for a
+    rollback-journal database, ``?mode=ro&immutable=1`` for a WAL database without a log
+    to read, ``?mode=ro&readonly_shm=1`` for one whose ``-wal`` and ``-shm`` both exist.
+
+    Raises:
+        SessionFormatError: the ``-wal`` holds frames and no ``-shm`` lies beside it, or
+            the file cannot be read (names the file).
+    """
+    base = path.absolute().as_uri()
+    try:
+        wal_mode = _is_wal_database(path)
+    except OSError as exc:
+        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if not wal_mode:
+        return f"{base}?mode=ro"
+    wal = _size(path.with_name(path.name + "-wal"))
+    shm = _size(path.with_name(path.name + "-shm"))
+    if wal is not None and shm is not None:
+        return f"{base}?mode=ro&readonly_shm=1"
+    if not wal:  # no log, or an empty one: every committed page is in the file
+        return f"{base}?mode=ro&immutable=1"
+    raise SessionFormatError(
+        f"cannot read {path}: its write-ahead log {path.name}-wal holds changes but no "
+        f"{path.name}-shm lies beside it (Cursor did not quit cleanly); reading the log "
+        "would create that file in Cursor's folder, and reading without it would miss "
+        "those changes. Start and quit Cursor once, then try again"
+    )
 
 
 def _batch_sql(count: int) -> str:
@@ -108,7 +193,7 @@ class StateDb:
             raise SessionFormatError(f"{self.path}: not found")
         if self.path.is_dir():
             raise SessionFormatError(f"{self.path}: a directory, not a Cursor state database")
-        uri = self.path.absolute().as_uri() + "?mode=ro"
+        uri = open_uri(self.path)
         try:
             conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None)
         except sqlite3.Error as exc:

@@ -93,6 +93,9 @@ M_ALT = 6
 
 _EXIT_CODE = re.compile(r"\A\s*(?:<returncode>\s*(-?\d+)\s*</returncode>|Exit code:?\s*(-?\d+))")
 _SUMMARY_CHARS = 60
+"""Characters of a command a loop's description shows (after the secret gate)."""
+_SHORT_CHARS = 24
+"""Characters of a command or target a status line's loop label shows."""
 _ORDER: dict[LoopKind, int] = {
     "failing": 0,
     "retried": 1,
@@ -421,23 +424,41 @@ def _alternation(window: Sequence[Step]) -> int:
 
 
 def _shown(text: str) -> str:
-    """A part of a tool call as a report may show it: through the secret gate (a loop of
-    ``mysql -pSECRET`` must not print the password) and made printable (no terminal
-    control characters)."""
+    """A part of a tool call as a report may show it: through the secret gate whole (a
+    loop of ``mysql -pSECRET`` must not print the password; a rule may need the original
+    line breaks, so blanks are collapsed only after it) and made printable (no terminal
+    control characters), its blanks collapsed to single spaces."""
     from driftguard.secrets import gate  # the gate loads only when a loop is described
 
     gated = gate(text).text
-    return printable(gated) if gated is not None else "[withheld]"
+    return " ".join(printable(gated).split()) if gated is not None else "[withheld]"
+
+
+def _clipped(text: str, limit: int, *, whole_markers: bool) -> str:
+    """``text`` cut to ``limit`` characters, ``…`` last, for a label. Only gated text is
+    clipped (a secret cut short would no longer match its rule), and never inside a
+    redaction marker: a marker the cut would split is kept whole with ``whole_markers``
+    (the label runs over ``limit`` by less than a marker's length, and still says a
+    secret was there), else left out (a status line has no room for it)."""
+    if len(text) <= limit:
+        return text
+    from driftguard.secrets import MARKER_PATTERN
+
+    cut = limit - 1
+    for found in MARKER_PATTERN.finditer(text):
+        if found.start() >= cut:
+            break
+        if cut < found.end():
+            cut = found.end() if whole_markers else found.start()
+            break
+    return text if cut >= len(text) else text[:cut].rstrip() + "…"
 
 
 def _call_words(calls: Sequence[ToolCall]) -> str:
     """A short name for an action: the command line, else the tool and its target."""
     call = calls[0]
     if call.command:
-        text = _shown(" ".join(call.command.split()))
-        if len(text) > _SUMMARY_CHARS:
-            text = text[: _SUMMARY_CHARS - 1] + "…"
-        label = f"`{text}`"
+        label = f"`{_clipped(_shown(call.command), _SUMMARY_CHARS, whole_markers=True)}`"
     elif call.target_path:
         label = f"{_shown(call.name)} on {_shown(call.target_path)}"
     else:
@@ -466,12 +487,11 @@ def short_loop(loop: ActionLoop) -> str:
 
     def name(calls: Sequence[ToolCall]) -> str:
         call = calls[0]
-        text = " ".join((call.command or "").split())
+        text = _shown(call.command) if call.command and call.command.strip() else ""
         if not text:
-            target = call.target_path.rsplit("/", 1)[-1] if call.target_path else ""
-            text = f"{call.name} {target}".strip()
-        text = _shown(text)
-        return text if len(text) <= 24 else text[:23] + "…"
+            target = _shown(call.target_path).rsplit("/", 1)[-1] if call.target_path else ""
+            text = f"{_shown(call.name)} {target}".strip()
+        return _clipped(text, _SHORT_CHARS, whole_markers=False)
 
     if loop.kind == "alternating":
         return f"{name(loop.calls)} ⇄ {name(loop.other)} ×{loop.count}"

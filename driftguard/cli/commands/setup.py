@@ -62,14 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import shutil
 
-    from driftguard.setup_scripts import (
-        SetupRequest,
-        exit_code,
-        find_console_script,
-        render_report,
-        run_hooks,
-        run_setup,
-    )
+    from driftguard.setup_scripts import SetupRequest, find_console_script, run_command
 
     project = None
     if args.project is not None:
@@ -92,7 +85,4 @@ def run(args: argparse.Namespace) -> int:
         project=project,
         claude_cli=shutil.which("claude"),
     )
-    results = run_setup(request, args.host)
-    results += run_hooks(request, hooks=args.hooks, hosts=args.host)
-    print(render_report(request, results))
-    return exit_code(results)
+    return run_command(request, args.host, hooks=args.hooks)
