@@ -26,7 +26,7 @@ context window as ``driftguard score --context-window`` would. It prints per set
 
 It is a benchmark, not a unit test: it skips with a reason (exit 0) where the validation
 folder is absent. ``benchmarks/VALIDITY.md`` says how its output chose the default scoring;
-the README's "What the score tells you" quotes it.
+``docs/evidence.md`` quotes it, and the README's "What the score tells you" sums it up.
 """
 
 from __future__ import annotations
@@ -384,7 +384,7 @@ def _num(value: float) -> str:
 
 
 def render(result: SetResult) -> str:
-    """One set's figures as Markdown (what the README quotes)."""
+    """One set's figures as Markdown (what ``docs/evidence.md`` quotes)."""
     lines = [
         f"#### {result.name}: {result.runs} runs, {result.failed} failed, {result.tasks} tasks",
         "",

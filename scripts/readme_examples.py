@@ -1,9 +1,9 @@
-"""Regenerate the example outputs in README.md from the program itself.
+"""Regenerate the example outputs in README.md and docs/*.md from the program itself.
 
 Usage::
 
-    python scripts/readme_examples.py          # rewrite README.md in place
-    python scripts/readme_examples.py --check  # exit 1 and show the diff if it is stale
+    python scripts/readme_examples.py          # rewrite the stale files in place
+    python scripts/readme_examples.py --check  # exit 1 and show the diff if one is stale
 
 An example is a fenced block right after a marker line naming the command::
 
@@ -15,7 +15,7 @@ An example is a fenced block right after a marker line naming the command::
 Each command runs in-process (``driftguard.cli.main``) in an empty temporary home, so no
 user config or history applies; the demo's installed path is shown as
 ``…/site-packages/driftguard/demo/demo-session.jsonl``. ``tests/test_readme_examples.py``
-fails when an example no longer matches.
+fails when an example in any of :func:`documents` no longer matches.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 MARKER = re.compile(
     r"^<!-- output: (?P<command>.+?) -->\n```(?P<lang>\w*)\n(?P<body>.*?)^```$", re.M | re.S
 )
@@ -71,8 +72,14 @@ def run(command: str) -> str:
     return out.getvalue().replace(demo, DEMO_SHOWN)
 
 
+def documents() -> list[Path]:
+    """The files whose examples are kept current: README.md, then docs/*.md by name."""
+    return [README, *sorted(DOCS.glob("*.md"))]
+
+
 def regenerate(text: str) -> str:
-    """``text`` (README.md) with every marked example replaced by the program's output."""
+    """``text`` (a Markdown file) with every marked example replaced by the program's
+    output."""
 
     def replace(match: re.Match[str]) -> str:
         body = run(match["command"])
@@ -84,24 +91,29 @@ def regenerate(text: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    current = README.read_text(encoding="utf-8")
-    fresh = regenerate(current)
-    if "--check" in argv:
+    stale = 0
+    for path in documents():
+        current = path.read_text(encoding="utf-8")
+        if not MARKER.search(current):
+            continue
+        fresh = regenerate(current)
         if fresh == current:
-            return 0
-        sys.stdout.writelines(
-            difflib.unified_diff(
-                current.splitlines(keepends=True),
-                fresh.splitlines(keepends=True),
-                "README.md",
-                "README.md (regenerated)",
+            continue
+        stale += 1
+        name = str(path.relative_to(ROOT))
+        if "--check" in argv:
+            sys.stdout.writelines(
+                difflib.unified_diff(
+                    current.splitlines(keepends=True),
+                    fresh.splitlines(keepends=True),
+                    name,
+                    f"{name} (regenerated)",
+                )
             )
-        )
-        return 1
-    if fresh != current:
-        README.write_text(fresh, encoding="utf-8")
-        print("README.md: examples regenerated")
-    return 0
+        else:
+            path.write_text(fresh, encoding="utf-8")
+            print(f"{name}: examples regenerated")
+    return 1 if stale and "--check" in argv else 0
 
 
 if __name__ == "__main__":

@@ -194,7 +194,7 @@ def merged_entry(
     """The entry ``--update`` writes over ``existing``: the user's entry with ``wanted``'s
     keys set (``command``, ``args``, and ``type`` where the host has one) and ``wanted``'s
     variables set in its ``env``; every other key and variable the user added stays, in
-    its place. (README: keys the user added do not count as a difference, so they
+    its place. (docs/hosts.md: keys the user added do not count as a difference, so they
     survive an update too.) A key of ``defaults`` keeps the user's value when it has the
     default's type, and gets the default otherwise (:func:`missing_defaults`).
 
