@@ -18,9 +18,11 @@ chooses its exit code or tool error::
     │   ├── TomlSyntaxError      not TOML; says line and column
     │   └── HookInputError       a hook's stdin that is not the payload the host sends
     ├── UnknownNameError         an unknown CLI, preset or factor name (lists the valid ones)
-    └── RefusedPathError         a path driftguard will not read or write there (states the
-                                 rule: a session outside the session folders over MCP, a
-                                 symlink in the project's .driftguard folder)
+    ├── RefusedPathError         a path driftguard will not read or write there (states the
+    │                            rule: a session outside the session folders over MCP, a
+    │                            symlink in the project's .driftguard folder, a path with
+    │                            a NUL byte)
+    └── UntrustedHandoffError    a waiting handoff driftguard did not save on this machine
 
 The classes marked ``(ValueError)`` are also :class:`ValueError`: the parsers that raise
 them are plain text parsers, and their callers catch them as such. Most are caught inside
@@ -61,6 +63,7 @@ __all__ = [
     "TomlSyntaxError",
     "UnknownFormatError",
     "UnknownNameError",
+    "UntrustedHandoffError",
     "from_os_error",
 ]
 
@@ -123,6 +126,13 @@ class RefusedPathError(DriftguardError):
     """A path driftguard refuses to read or write (issue #9 items 1 and 2): over MCP, a
     session file outside the session folders; a handoff file reached through a symlink
     below the project folder. The message states the rule, never the file's content."""
+
+
+class UntrustedHandoffError(DriftguardError):
+    """A handoff waits in the project, but driftguard did not save it on this machine (no
+    record of its checkpoint, or a record of another project or content), or git tracks
+    it: a cloned repository could ship one to steer the next session, so it is not handed
+    over. The message says which, in one line."""
 
 
 class DuplicateKeyError(ConfigError):

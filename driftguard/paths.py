@@ -18,6 +18,7 @@ import platformdirs
 
 __all__ = [
     "cache_dir",
+    "handoffs_dir",
     "history_dir",
     "parse_cache_dir",
     "pointers_dir",
@@ -43,6 +44,12 @@ def history_dir() -> Path:
 def sessions_dir() -> Path:
     """Per-session state such as the stored goal (design §7)."""
     return state_dir() / "sessions"
+
+
+def handoffs_dir() -> Path:
+    """The record of each handoff driftguard saved on this machine (its checkpoint's
+    digest and project), without which no handoff is handed over."""
+    return state_dir() / "handoffs"
 
 
 def pointers_dir() -> Path:

@@ -205,7 +205,6 @@ def session_start(call: HookCall) -> str:
     mark the session (and on Codex say what it dropped) (module doc)."""
     from driftguard._process import host_of_hook
     from driftguard.sessions.pointers import write_pointer, write_process_pointer
-    from driftguard.store.handoff_files import handoff_context, take_handoff
 
     if call.transcript is not None:
         # only a hook Claude Code runs points a process at the session: by hand (in tmux,
@@ -235,9 +234,9 @@ def session_start(call: HookCall) -> str:
         if dropped:
             parts.append(dropped)
     if call.host != "gemini_cli":  # Gemini: the prompt hook hands it over (module doc)
-        taken = take_handoff(call.project, call.session_id)
-        if taken is not None:
-            parts.append(handoff_context(taken, call.project))
+        handed = _waiting_handoff(call, "session-start")
+        if handed is not None:
+            parts.append(handed)
     if not parts or call.host == "gemini_cli":
         return _quiet(call)
     return _context_output(call, "SessionStart", "\n\n".join(parts))
@@ -533,15 +532,29 @@ def _gemini_start(call: HookCall) -> list[str]:
     ``SessionStart`` of a resumed session names a new, empty file; the prompt's names the
     transcript) and a waiting handoff."""
     from driftguard.sessions.pointers import write_pointer
-    from driftguard.store.handoff_files import handoff_context, take_handoff
 
     if call.transcript is not None:
         try:
             write_pointer(call.project, call.transcript, call.host, call.session_id)
         except OSError as exc:
             _warn("user-prompt-submit", f"pointer not written: {exc.strerror or exc}")
-    taken = take_handoff(call.project, call.session_id)
-    return [handoff_context(taken, call.project)] if taken is not None else []
+    handed = _waiting_handoff(call, "user-prompt-submit")
+    return [handed] if handed is not None else []
+
+
+def _waiting_handoff(call: HookCall, event: str) -> str | None:
+    """The context that hands a waiting handoff over (claimed: once), or ``None``; a
+    handoff driftguard did not save on this machine costs one line on stderr and is not
+    handed over (:func:`driftguard.store.handoff_files.take_handoff`)."""
+    from driftguard.errors import UntrustedHandoffError
+    from driftguard.store.handoff_files import handoff_context, take_handoff
+
+    try:
+        taken = take_handoff(call.project, call.session_id)
+    except UntrustedHandoffError as exc:
+        _warn(event, str(exc))
+        return None
+    return handoff_context(taken, call.project) if taken is not None else None
 
 
 def _notices(session_id: str, status: livecache.LiveStatus) -> list[str]:

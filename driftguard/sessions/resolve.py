@@ -81,6 +81,7 @@ from driftguard.sessions.pointers import (
     own_process_pointer,
     pointer_or_warning,
 )
+from driftguard.terminal import clip
 
 __all__ = [
     "ResolvedSession",
@@ -191,8 +192,8 @@ def _size_and_time(path: Path) -> tuple[int, int]:
 def _refused(value: str, folders: Sequence[Path]) -> RefusedPathError:
     places = ", ".join(str(folder) for folder in folders)
     return RefusedPathError(
-        f"session {value!r} refused: over MCP, session is a session id or a session file "
-        f"under a session folder ({places}); add a folder to sessionFolders in "
+        f"session {clip(value, 200)!r} refused: over MCP, session is a session id or a "
+        f"session file under a session folder ({places}); add a folder to sessionFolders in "
         "~/.driftclirc or the project's .driftcli to allow more"
     )
 
@@ -203,7 +204,31 @@ def _locator_owner(path: Path) -> CliName | None:
 
 
 def _by_argument(session: str, folders: Sequence[Path] | None) -> ResolvedSession:
+    """The session a ``session`` argument names (module doc, step 1).
+
+    Raises:
+        RefusedPathError: a path outside the session folders over MCP, or one the system
+            refuses (a NUL byte, a name too long).
+        SessionNotFoundError: nothing is there, or no session has that id.
+    """
     value = session.strip()
+    try:
+        return _argument(value, folders)
+    except (OSError, ValueError) as exc:  # not from a file that was there: from the path
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise RefusedPathError(
+            f"session: the system refuses this path ({reason}); give the session's id or "
+            "the path of its file"
+        ) from None
+
+
+def _argument(value: str, folders: Sequence[Path] | None) -> ResolvedSession:
+    if "\0" in value:
+        # the OS refuses such a path outright (ValueError in every os call); said as the rule
+        raise RefusedPathError(
+            "session: a session id or path may not hold a NUL byte (\\0); "
+            "give the session's id or the path of its file"
+        )
     named_path = _looks_like_path(value) or (folders is None and Path(value).is_file())
     if named_path:
         path = Path(value).expanduser()

@@ -44,6 +44,17 @@ blocks nothing (a new save writes a new one; a session that finds none starts no
 and is gone once read. The session that saved the handoff does not take it back when it
 is resumed or compacted (same session id); the marker then waits for the next session.
 
+**Only a handoff this machine saved is handed over.** A cloned repository could ship a
+``.driftguard/`` with a handoff and a pending marker, and its text would reach the next
+session as "the previous session left this". So :func:`save_handoff` also records each
+handoff it writes in driftguard's own state (``~/.driftcli/handoffs/<id>.json``: the
+project and the sha256 of its checkpoint), and :func:`take_handoff` hands a waiting one
+over only when such a record matches; a handoff git tracks is never handed over either.
+Otherwise it raises :class:`~driftguard.errors.UntrustedHandoffError` (one line: which,
+and that nothing was injected), and :func:`handoff_status` says the same to the user. The
+handoff itself may be completed by the model or the user in place: only the checkpoint,
+which nobody edits, is compared.
+
 Before it reaches the new session's context, ``handoff.md`` passes the secret gate again
 (the model may have added text to the draft), and is cut to :data:`CONTEXT_CHARS`.
 
@@ -72,6 +83,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from driftguard import paths
 from driftguard._fileio import (
     complete_temporary,
     link_new,
@@ -79,7 +91,7 @@ from driftguard._fileio import (
     write_atomic,
     write_json_atomic,
 )
-from driftguard.errors import RefusedPathError
+from driftguard.errors import RefusedPathError, UntrustedHandoffError
 
 __all__ = [
     "CHECKPOINT_VERSION",
@@ -87,11 +99,13 @@ __all__ = [
     "HANDOFF_DIR",
     "PLACEHOLDERS",
     "HandoffFiles",
+    "HandoffStatus",
     "SavedHandoff",
     "TakenHandoff",
     "check_no_symlinks",
     "handoff_context",
     "handoff_files",
+    "handoff_status",
     "placeholders_left",
     "save_handoff",
     "take_handoff",
@@ -309,6 +323,7 @@ def save_handoff(
     }
     write_atomic(files.handoff, draft, mode=_FILE_MODE)
     write_json_atomic(files.checkpoint, record, mode=_FILE_MODE)
+    _write_record(project, handoff_id, files.checkpoint.read_bytes(), created)
     write_json_atomic(files.pending, {"id": handoff_id, "ts": created}, mode=_FILE_MODE)
     return SavedHandoff(
         handoff=files.handoff,
@@ -327,9 +342,14 @@ def take_handoff(project: Path, session_id: str | None) -> TakenHandoff | None:
     withholds it whole; else deletes the pending marker (the claim), records the
     consumer in ``handoff.consumed`` (best effort: the handoff is returned even when that
     record cannot be written) and returns the gated text. Never raises for a missing or
-    corrupt file; ``OSError`` when the marker cannot be deleted (nothing is claimed then);
-    :class:`~driftguard.errors.RefusedPathError` when ``.driftguard`` or a handoff file in
-    it is a symlink (nothing is read).
+    corrupt file.
+
+    Raises:
+        OSError: the marker cannot be deleted (nothing is claimed then).
+        RefusedPathError: ``.driftguard`` or a handoff file in it is a symlink (nothing is
+            read).
+        UntrustedHandoffError: the waiting handoff was not saved by driftguard on this
+            machine, or git tracks it (module doc; nothing is claimed).
     """
     from driftguard.secrets import gate
 
@@ -343,6 +363,12 @@ def take_handoff(project: Path, session_id: str | None) -> TakenHandoff | None:
         return None
     if session_id is not None and checkpoint.get("session_id") == session_id:
         return None
+    why = _untrusted(project, files, checkpoint)
+    if why is not None:
+        raise UntrustedHandoffError(
+            f"{files.folder} holds a waiting handoff that {why}: not handed over "
+            "(read it yourself if you trust it)"
+        )
     try:
         text = files.handoff.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -361,6 +387,121 @@ def take_handoff(project: Path, session_id: str | None) -> TakenHandoff | None:
             mode=_FILE_MODE,
         )
     return TakenHandoff(text=gated.text, checkpoint=checkpoint, path=files.handoff)
+
+
+def _record_path(handoff_id: str) -> Path:
+    """``~/.driftcli/handoffs/<id>.json``: the record of a handoff saved here (the id is
+    driftguard's own hex uuid; anything else is no record)."""
+    return paths.handoffs_dir() / f"{handoff_id}.json"
+
+
+def _write_record(project: Path, handoff_id: str, checkpoint: bytes, created: float) -> None:
+    """Record that driftguard saved the handoff ``handoff_id`` in ``project``.
+
+    Raises:
+        OSError: the record cannot be written (the handoff would never be handed over).
+    """
+    record = {
+        "id": handoff_id,
+        "project": str(project.resolve()),
+        "checkpoint_sha256": _sha256(checkpoint),
+        "created": created,
+    }
+    write_json_atomic(_record_path(handoff_id), record, mode=_FILE_MODE)
+
+
+_HEX_ID_CHARS: Final = frozenset("0123456789abcdef")
+
+
+def _untrusted(project: Path, files: HandoffFiles, checkpoint: Mapping[str, Any]) -> str | None:
+    """Why the waiting handoff may not be handed over (``None``: it may): ``"driftguard
+    did not save on this machine"`` without a matching record, ``"git tracks"`` when the
+    repository holds it."""
+    handoff_id = checkpoint.get("id")
+    if not isinstance(handoff_id, str) or not handoff_id or set(handoff_id) - _HEX_ID_CHARS:
+        return "driftguard did not save on this machine"
+    record = read_json_object(_record_path(handoff_id))
+    try:
+        digest = _sha256(files.checkpoint.read_bytes())
+    except OSError:
+        return "driftguard did not save on this machine"
+    if (
+        record is None
+        or record.get("project") != str(project.resolve())
+        or record.get("checkpoint_sha256") != digest
+    ):
+        return "driftguard did not save on this machine"
+    if _tracked_by_git(project):
+        return "git tracks (a repository's own file)"
+    return None
+
+
+def _tracked_by_git(project: Path) -> bool:
+    """Whether git tracks a file of the project's ``.driftguard/`` (``False`` without git
+    or outside a repository)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(project), "ls-files", "-z", "--", HANDOFF_DIR],
+            capture_output=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and bool(done.stdout.strip(b"\0"))
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffStatus:
+    """The project's handoff, as ``driftguard handoff --status`` tells it.
+
+    Attributes:
+        waiting: a handoff waits for the next session (its pending marker names it).
+        path: its ``handoff.md``.
+        saved_at: when it was saved, seconds since the epoch, or ``None``.
+        saved_by: the session that saved it (``"<cli> <session id>"``), or ``None``.
+        placeholders: the draft's placeholders it still holds (0: completed).
+        untrusted: why it will not be handed over (module doc), or ``None``.
+    """
+
+    waiting: bool
+    path: Path
+    saved_at: float | None = None
+    saved_by: str | None = None
+    placeholders: int = 0
+    untrusted: str | None = None
+
+
+def handoff_status(project: Path) -> HandoffStatus:
+    """The handoff waiting in ``project``, if any, and whether it will be handed over.
+    Reads only; never raises for a missing or corrupt file.
+
+    Raises:
+        RefusedPathError: ``.driftguard`` or a handoff file in it is a symlink.
+    """
+    files = handoff_files(project)
+    check_no_symlinks(files)
+    marker = read_json_object(files.pending)
+    checkpoint = read_json_object(files.checkpoint)
+    if marker is None or checkpoint is None or checkpoint.get("id") != marker.get("id"):
+        return HandoffStatus(False, files.handoff)
+    try:
+        text = files.handoff.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    created = checkpoint.get("created")
+    session = checkpoint.get("session_id")
+    cli = checkpoint.get("cli")
+    return HandoffStatus(
+        waiting=True,
+        path=files.handoff,
+        saved_at=float(created) if isinstance(created, int | float) else None,
+        saved_by=" ".join(str(x) for x in (cli, session) if x) or None,
+        placeholders=placeholders_left(text),
+        untrusted=_untrusted(project, files, checkpoint),
+    )
 
 
 def handoff_context(taken: TakenHandoff, project: Path) -> str:

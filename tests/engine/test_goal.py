@@ -381,3 +381,16 @@ def test_status_of_a_copy_leaves_the_status_line_cache_of_the_original_alone(
     after = read_status(SESSION_ID)
     assert after is not None
     assert after.transcript_path == str(transcript)  # Claude Code's status line reads this
+
+
+def test_keep_goal_that_cannot_keep_the_goal_says_so_on_stderr(
+    tmp_path: Path, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stray = write_claude_session(tmp_path / "elsewhere" / "copy.jsonl", REPLIES)
+    assert main(["score", str(stray), "--goal", "import CSV files", "--keep-goal"]) == 0
+    err = capsys.readouterr().err
+    assert err == (
+        "driftguard: warning: --keep-goal: the goal was not kept: this file is not in a "
+        "session folder, so it has no remembered goal (add its folder to sessionFolders in "
+        "the config)\n"
+    )

@@ -802,3 +802,23 @@ async def test_a_session_id_is_found_only_inside_the_session_folders(
     found = await client.call_tool("get_drift", {"session": session_id})
     assert found.structured_content is not None
     assert found.structured_content["session"]["path"] == str(inside)
+
+
+@pytest.mark.parametrize(
+    ("session", "said"),
+    [
+        ("/tmp/a\x00b.jsonl", "may not hold a NUL byte"),
+        ("x\x00", "may not hold a NUL byte"),
+        ("/tmp/" + "a" * 5000 + ".jsonl", "refused"),
+    ],
+    ids=["nul-in-a-path", "nul-in-an-id", "a-name-too-long"],
+)
+async def test_a_session_argument_the_system_refuses_is_one_tool_error_naming_the_rule(
+    client: Client, session: str, said: str
+) -> None:
+    result = await client.call_tool("get_drift", {"session": session})
+    assert result.is_error is True
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert said in text
+    assert "Traceback" not in text
+    assert len(text) < 1_000

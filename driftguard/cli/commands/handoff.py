@@ -8,7 +8,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from driftguard.cli._common import EXIT_OK, add_session_arguments, config_project, session_for, warn
+from driftguard.cli._common import (
+    EXIT_OK,
+    add_session_arguments,
+    check_project,
+    config_project,
+    session_for,
+    warn,
+)
 from driftguard.errors import DriftguardError
 
 if TYPE_CHECKING:
@@ -35,6 +42,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         ".driftguard/handoff-<UTC time>.md)",
     )
     parser.add_argument(
+        "--status",
+        action="store_true",
+        help="say whether a handoff waits in the project (--project, else the current "
+        "directory) for the next session, and whether it will be handed over",
+    )
+    parser.add_argument(
         "--replace",
         action="store_true",
         help="with --write: also replace a completed handoff.md that still waits for the "
@@ -56,12 +69,62 @@ def _write_projects(args: argparse.Namespace, target: ResolvedSession) -> list[P
     return [*above, *start_projects()]
 
 
+def _status(args: argparse.Namespace) -> int:
+    """``handoff --status``: the project's waiting handoff, and whether the next session
+    gets it."""
+    from driftguard.format import iso_utc, when_utc
+    from driftguard.store.handoff_files import handoff_status
+
+    if args.write or args.path is not None:
+        raise DriftguardError("--status looks at the project's handoff: drop --write and PATH")
+    check_project(args)
+    project = Path(args.project) if args.project is not None else Path.cwd()
+    status = handoff_status(project)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "waiting": status.waiting,
+                    "path": str(status.path),
+                    "saved_at": iso_utc(status.saved_at) if status.saved_at else None,
+                    "saved_by": status.saved_by,
+                    "placeholders": status.placeholders,
+                    "handed_over": status.waiting and status.untrusted is None,
+                    "not_handed_over_because": status.untrusted,
+                },
+                indent=2,
+            )
+        )
+        return EXIT_OK
+    if not status.waiting:
+        print(f"No handoff waits in {project} for the next session.")
+        return EXIT_OK
+    when = f" on {when_utc(status.saved_at)}" if status.saved_at else ""
+    by = f" by {status.saved_by}" if status.saved_by else ""
+    draft = (
+        f"still a draft ({status.placeholders} placeholders left)"
+        if status.placeholders
+        else "completed"
+    )
+    print(f"A handoff waits in {status.path}: saved{when}{by}; {draft}.")
+    if status.untrusted is not None:
+        print(
+            f"It will not be handed over: it is a handoff that {status.untrusted}. "
+            "Read it yourself if you trust it."
+        )
+    else:
+        print("The next session started in this project gets it (with driftguard's hooks).")
+    return EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
     from driftguard.engine.handoff import pickup, prepare_handoff, write_handoff
     from driftguard.render.text import to_json_dict
     from driftguard.setup_scripts.hooked import session_start_hooked
     from driftguard.store.history import GuardedHistoryStore
 
+    if args.status:
+        return _status(args)
     if args.replace and not args.write:
         raise DriftguardError("--replace replaces a saved handoff: add --write")
     store = GuardedHistoryStore()

@@ -14,6 +14,7 @@ from driftguard.cli._common import (
     warn,
 )
 from driftguard.errors import DriftguardError
+from driftguard.model import NOT_IN_SESSION_FOLDER
 from driftguard.presets import PRESET_NAMES
 
 __all__ = ["DESCRIPTION", "add_arguments", "run"]
@@ -61,6 +62,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _not_kept(reason: str | None) -> str:
+    """Why ``--keep-goal`` kept nothing, in one line."""
+    if reason == NOT_IN_SESSION_FOLDER:
+        return (
+            "--keep-goal: the goal was not kept: this file is not in a session folder, so "
+            "it has no remembered goal (add its folder to sessionFolders in the config)"
+        )
+    return "--keep-goal: the goal was not kept" + (f": {reason}" if reason else "")
+
+
 def run(args: argparse.Namespace) -> int:
     from driftguard.engine.drift import drift
     from driftguard.store.history import GuardedHistoryStore
@@ -81,6 +92,9 @@ def run(args: argparse.Namespace) -> int:
             found_in=target.found_in,
         )
     warn([*outcome.config.warnings, *store.notes])
+    kept = outcome.goal_use is not None and outcome.goal_use.kept
+    if args.keep_goal and args.goal.strip() and not kept:
+        warn([_not_kept(outcome.recording.reason)])
     if args.json:
         print(json.dumps(outcome.to_json(), indent=2, ensure_ascii=False))
     else:
