@@ -101,6 +101,8 @@ class DriftReport:
         measures: the raw measures behind the calibrated factors; ``None`` under ``seed``.
         preset: the preset the weights came from, when the caller knows it.
         window_source: where ``context_window`` came from.
+        window_rule: how the session's host chose ``context_window`` when nobody named
+            it, in words (``"assumed"`` windows always have one); ``None`` otherwise.
         budget: the room left before the host compacts, in tokens and turns
             (:mod:`driftguard.compaction.budget`).
         found_in: on the command line, the folder above the working directory whose
@@ -125,6 +127,7 @@ class DriftReport:
     measures: Measures | None = None
     preset: str | None = None
     window_source: WindowSource = "file"
+    window_rule: str | None = None
     budget: Budget | None = None
     found_in: str | None = None
 
@@ -278,6 +281,7 @@ def score_session(
     preset: str | None = None,
     window_source: WindowSource | None = None,
     features: Features | None = None,
+    window_rule: str | None = None,
 ) -> DriftReport:
     """Score one parsed session (design §5, issue #8).
 
@@ -300,6 +304,8 @@ def score_session(
         preset: the preset the weights came from, carried into the report.
         window_source: where ``context_window`` came from (default: ``"file"`` without
             one, ``"host"`` with one).
+        window_rule: how the host chose ``context_window``, in words, carried into the
+            report.
         features: what the factors read from ``session.messages``, when the caller keeps
             them up to date (:class:`driftguard.sessions.incremental.SessionCache`); computed here
             otherwise. Either way the report is the same.
@@ -337,6 +343,7 @@ def score_session(
             usable=usable,
             preset=preset,
             window_source=window_source,
+            window_rule=window_rule,
             budget=room_left(session, usable.tokens),
         )
     measures: Measures | None = None
@@ -390,5 +397,6 @@ def score_session(
         measures=measures,
         preset=preset,
         window_source=window_source,
+        window_rule=window_rule,
         budget=room_left(session, usable.tokens),
     )
