@@ -34,6 +34,7 @@ __all__ = [
     "display_round",
     "handoff_line",
     "iso_utc",
+    "offers_handoff",
     "outcome_json_fields",
     "plural",
     "render_compaction_lines",
@@ -59,6 +60,13 @@ def handoff_line(audience: Audience) -> str:
         "→ Call get_handoff() (or save_handoff() to save it for the next session) to carry "
         "this work into a fresh session."
     )
+
+
+def offers_handoff(report: DriftReport) -> bool:
+    """Whether the handoff hint (:func:`handoff_line`) follows the score: a handoff is
+    suggested and the recommendation asks for a fresh start — not a step back from a loop,
+    which a fresh session would only repeat."""
+    return report.handoff_suggested and report.remedy != "step_back"
 
 
 def _loop_json(report: DriftReport) -> dict[str, Any] | None:
@@ -178,7 +186,8 @@ def _hidden_factors(report: DriftReport, names: list[str]) -> str:
 def render_text(report: DriftReport, *, audience: Audience = "cli") -> str:
     """The design §5.5 text report: recommendation, factor bars (then the active factors
     left out, all below 10 points, in one line), the score line with its state, and the
-    handoff hint for ``audience``."""
+    handoff hint for ``audience`` when the recommendation asks for a fresh start
+    (:func:`offers_handoff`)."""
     lines = [report.recommendation]
     if report.recommendation != NOT_ENOUGH_MESSAGES:
         lines.append("")
@@ -197,7 +206,7 @@ def render_text(report: DriftReport, *, audience: Audience = "cli") -> str:
     lines.append(
         f"Score: {report.score}/100 ({report.state}) · {plural(report.messages, 'message')}"
     )
-    if report.handoff_suggested:
+    if offers_handoff(report):
         lines.append(handoff_line(audience))
     return "\n".join(lines)
 

@@ -43,7 +43,14 @@ from driftguard.scoring import calibrated, factors
 from driftguard.scoring.calibrated import CALIBRATION, Calibration, Measures
 from driftguard.scoring.features import Features
 from driftguard.scoring.goal import goal_distance
-from driftguard.scoring.wording import calibrated_reasons, recommend, seed_reasons
+from driftguard.scoring.wording import (
+    Remedy,
+    Trouble,
+    advise,
+    calibrated_reasons,
+    calibrated_trouble,
+    seed_reasons,
+)
 
 __all__ = [
     "DEFAULT_WARN_THRESHOLD",
@@ -89,7 +96,7 @@ class DriftReport:
             when no factor is active); ``goal_distance`` is 0.0 when absent.
         messages: user + assistant messages remembered (design §5.1).
         handoff_suggested: whether the handoff trigger fired.
-        recommendation: one or two plain-English sentences leading with the action and
+        recommendation: one to three plain-English sentences leading with the action and
             naming the evidence behind it.
         session: the parsed session that was scored.
         resolved_by: how the session file was chosen.
@@ -108,6 +115,9 @@ class DriftReport:
         found_in: on the command line, the folder above the working directory whose
             session this is, when the working directory has none of its own
             (:func:`driftguard.sessions.resolve.resolve_on_command_line`); else ``None``.
+        remedy: what the recommendation asks for (:data:`~driftguard.scoring.wording.Remedy`):
+            a handoff hint follows it only for ``"fresh_start"``, so a loop alone, which a
+            fresh session would repeat, gets none (``handoff_suggested`` is unchanged).
     """
 
     score: int
@@ -130,6 +140,7 @@ class DriftReport:
     window_rule: str | None = None
     budget: Budget | None = None
     found_in: str | None = None
+    remedy: Remedy = "carry_on"
 
     @property
     def usable_window(self) -> int:
@@ -348,6 +359,7 @@ def score_session(
         )
     measures: Measures | None = None
     reasons: Mapping[str, str]
+    trouble: Trouble | None = None
     if scoring == "seed":
         replies = features.recent  # every seed factor reads the last 20 replies at most
         values = {
@@ -379,6 +391,9 @@ def score_session(
     else:
         suggested = _calibrated_handoff(values, score, warn_threshold, calibration.handoff_points)
     applied = normalise_weights(weights, values)
+    if measures is not None:
+        trouble = calibrated_trouble(measures, session, usable, applied)
+    advice = advise(state, suggested, values, applied, reasons, trouble)
     return DriftReport(
         score=score,
         state=state,
@@ -387,7 +402,7 @@ def score_session(
         weights=applied,
         messages=count,
         handoff_suggested=suggested,
-        recommendation=recommend(state, suggested, values, applied, reasons),
+        recommendation=advice.text,
         session=session,
         resolved_by=resolved_by,
         context_window=window,
@@ -399,4 +414,5 @@ def score_session(
         window_source=window_source,
         window_rule=window_rule,
         budget=room_left(session, usable.tokens),
+        remedy=advice.remedy,
     )
