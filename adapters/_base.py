@@ -31,7 +31,7 @@ from driftguard.adapters._common import (
     open_session_file,
 )
 from driftguard.adapters._scan import Candidate, IdQuery, ProjectPaths, is_under
-from driftguard.compaction.window import HostSetting, UsableWindow
+from driftguard.compaction.window import HostSetting, NominalWindow, UsableWindow
 from driftguard.errors import SessionFormatError, from_os_error
 from driftguard.model import CliName, Session, ToolKind
 
@@ -234,9 +234,20 @@ class Adapter(ABC):
         self, *, env: Mapping[str, str], home: Path, project: Path | None
     ) -> dict[str, HostSetting]:
         """The environment variables and settings that move this CLI's compaction point
-        (only those that are set); ``project``'s own settings files count where the CLI
-        reads them. Never raises for a missing or broken file."""
+        (only those that are set), the model's window among them; ``project``'s own
+        settings files count where the CLI reads them. Never raises for a missing or
+        broken file."""
         return {}
+
+    def nominal_window(
+        self, session: Session, settings: Mapping[str, HostSetting]
+    ) -> NominalWindow:
+        """The model's context window for ``session`` when neither the user nor the host
+        named it, with the environment and settings ``settings`` hold
+        (:meth:`compaction_settings`). By default the session's own window, told by the
+        file and the model name; a CLI whose models may run with either of two windows
+        says which it assumes (Claude Code's 200k or 1M)."""
+        return NominalWindow(session.context_window)
 
 
 class Finder(Protocol):

@@ -93,9 +93,13 @@ pointer the ``SessionStart`` hook of the host process wrote, the host's
 ``CLAUDE_CODE_SESSION_ID``, the project's hook pointer, or the newest session of the
 project."""
 
-WindowSource = Literal["file", "host", "config", "flag"]
-"""Where the nominal context window came from: the session file and model name, the host's
-status line, a config file's ``contextWindow``, or ``--context-window``."""
+WindowSource = Literal["file", "assumed", "host", "config", "flag"]
+"""Where the nominal context window came from: the session file and model name
+(``"file"``: the model has one window, or the file proves which), an assumption about a
+model that may run with either of two windows when nothing tells which (``"assumed"``:
+the host's own choice for the environment driftguard sees, its adapter's
+:meth:`~driftguard.adapters._base.Adapter.nominal_window`), the host's status line, a
+config file's ``contextWindow``, or ``--context-window``."""
 
 CompactionTrigger = Literal["auto", "manual"]
 """What started a compaction, where the file says: the host on its own (its usable window
@@ -254,6 +258,10 @@ class Session:
             prompt, tool schemas and first prompt), or ``None`` when the file has no usage.
         compaction_ledger: one :class:`CompactionRecord` per compaction, oldest first; the
             adapters fill it so that ``len(compaction_ledger) == compactions``.
+        peak_context_tokens: the largest context size of any real request in the whole
+            file (before compactions too), measured as ``context_tokens`` is, or ``None``
+            where the adapter does not track it (only Claude Code's does: a request past
+            200,000 tokens proves its 1M window).
     """
 
     cli: CliName
@@ -269,6 +277,7 @@ class Session:
     model: str | None = None
     first_request_tokens: int | None = None
     compaction_ledger: tuple[CompactionRecord, ...] = ()
+    peak_context_tokens: int | None = None
 
     @property
     def message_count(self) -> int:

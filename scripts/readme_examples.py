@@ -47,7 +47,7 @@ def _empty_home() -> Iterator[None]:
         os.environ["HOME"] = home
         os.environ["DRIFTGUARD_HOME"] = str(Path(home) / ".driftcli")
         for name in list(os.environ):
-            if name.startswith(("CLAUDE_", "GEMINI_", "CODEX_", "DISABLE_")):
+            if name.startswith(("CLAUDE_", "GEMINI_", "CODEX_", "DISABLE_", "ANTHROPIC_")):
                 del os.environ[name]
         try:
             yield

@@ -35,6 +35,13 @@ _ENV_TO_CLEAR = (
     "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
     "DISABLE_COMPACT",
     "DISABLE_AUTO_COMPACT",
+    # what chooses Claude Code's window (200k or 1M) for a model that may run either way
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_MODEL",
+    "CLAUDE_CODE_DISABLE_1M_CONTEXT",
+    "CLAUDE_CODE_USE_BEDROCK",
+    "CLAUDE_CODE_USE_VERTEX",
+    "CLAUDE_CODE_USE_FOUNDRY",
     # a developer's own OpenTelemetry export never receives a test's scores
     "OTEL_EXPORTER_OTLP_ENDPOINT",
     "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
@@ -89,8 +96,12 @@ def write_claude_session(
     *,
     cwd: str = "/home/dev/app",
     session_id: str = "11111111-2222-4333-8444-555555555555",
+    model: str = "claude-sonnet-4-5-20250929",
+    tokens_per_reply: int = 1000,
 ) -> Path:
-    """A small synthetic Claude Code session: one prompt and one reply per item."""
+    """A small synthetic Claude Code session: one prompt and one reply per item, by
+    ``model``; the context grows by ``tokens_per_reply`` tokens a reply (the ``n``-th
+    reply's request holds ``10 + n × tokens_per_reply``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = []
     parent = None
@@ -126,12 +137,12 @@ def write_claude_session(
                     "id": f"msg_{index:04d}",
                     "type": "message",
                     "role": "assistant",
-                    "model": "claude-sonnet-4-5-20250929",
+                    "model": model,
                     "content": [{"type": "text", "text": reply}],
                     "usage": {
                         "input_tokens": 10,
                         "cache_creation_input_tokens": 0,
-                        "cache_read_input_tokens": 1000 * (index + 1),
+                        "cache_read_input_tokens": tokens_per_reply * (index + 1),
                         "output_tokens": 50,
                     },
                 },

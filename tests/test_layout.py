@@ -84,8 +84,12 @@ COMPACTION = (
     "DISABLE_AUTO_COMPACT",
     "compressionThreshold",
     "model_auto_compact_token_limit",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_MODEL",
+    "CLAUDE_CODE_DISABLE_1M_CONTEXT",
+    "[1m]",
 )
-"""What moves a host's compaction point."""
+"""What moves a host's compaction point, its model's window included."""
 
 
 def _modules(folder: str) -> list[Path]:

@@ -2,7 +2,8 @@
 
 ``README.md`` beside this file describes the source format; :mod:`._parse` reads one file
 (its docstring: the record types read and the token semantics), :mod:`._find` finds a
-project's sessions, :mod:`._compaction` gives the usable window. :data:`ADAPTER` is what
+project's sessions, :mod:`._window` chooses the model's window (200k or 1M) and
+:mod:`._compaction` gives the usable window. :data:`ADAPTER` is what
 the registry (:mod:`driftguard.adapters`) holds.
 """
 
@@ -15,7 +16,7 @@ from typing import Any, ClassVar
 from driftguard.adapters._base import Claim, FileAdapter, Finder
 from driftguard.adapters._common import ToolKinds
 from driftguard.adapters._scan import ProjectPaths
-from driftguard.adapters.claude_code import _compaction, _find
+from driftguard.adapters.claude_code import _compaction, _find, _window
 from driftguard.adapters.claude_code._find import project_dir_name, roots
 from driftguard.adapters.claude_code._parse import (
     RECORD_TYPES,
@@ -23,7 +24,7 @@ from driftguard.adapters.claude_code._parse import (
     ClaudeCodeParser,
     parse,
 )
-from driftguard.compaction.window import HostSetting, UsableWindow
+from driftguard.compaction.window import HostSetting, NominalWindow, UsableWindow
 from driftguard.labels import HOST_LABELS
 from driftguard.model import CliName, Session
 
@@ -99,6 +100,11 @@ class ClaudeCode(FileAdapter):
         self, *, env: Mapping[str, str], home: Path, project: Path | None
     ) -> dict[str, HostSetting]:
         return _compaction.compaction_settings(env, home, project)
+
+    def nominal_window(
+        self, session: Session, settings: Mapping[str, HostSetting]
+    ) -> NominalWindow:
+        return _window.model_window(session, settings)
 
 
 ADAPTER = ClaudeCode()

@@ -22,7 +22,8 @@ and the threshold is where a session is meant to compact.)
 
 Settings are read from ``<config dir>/settings.json``, then the project's
 ``.claude/settings.json`` and ``.claude/settings.local.json`` (a later file wins);
-``autoCompactEnabled: false`` also from the legacy ``~/.claude.json``.
+``autoCompactEnabled: false`` also from the legacy ``~/.claude.json``. The model's window
+itself, which the usable window starts from, is :mod:`._window`'s.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from driftguard.adapters._compaction import (
     read_json,
     truthy,
 )
+from driftguard.adapters.claude_code._window import WINDOW_SETTINGS
 from driftguard.compaction.window import HostSetting, UsableWindow
 
 __all__ = [
@@ -156,9 +158,11 @@ def compaction_settings(
     env: Mapping[str, str], home: Path, project: Path | None
 ) -> dict[str, HostSetting]:
     """The environment variables and settings keys that move Claude Code's compaction
-    point (module docstring); only those that are set."""
+    point (module docstring), and those that choose the model's window
+    (:data:`._window.WINDOW_SETTINGS` and the settings key ``model``); only those that
+    are set."""
     found: dict[str, HostSetting] = {}
-    for name in _ENV_SETTINGS:
+    for name in (*_ENV_SETTINGS, *WINDOW_SETTINGS):
         if env.get(name, "").strip():
             found[name] = HostSetting(env[name], "environment")
     config_dir = _config_dir(env, home)
@@ -170,7 +174,7 @@ def compaction_settings(
         ]
     for path in files:  # lowest first: a later file wins
         data = read_json(path, comments=False)
-        for key in ("autoCompactWindow", "autoCompactEnabled"):
+        for key in ("autoCompactWindow", "autoCompactEnabled", "model"):
             if data is not None and key in data:
                 found[key] = HostSetting(data[key], str(path))
     if "autoCompactEnabled" not in found:

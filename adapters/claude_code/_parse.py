@@ -35,8 +35,12 @@ negative ``input_tokens`` never lowers the size. Lines of one response are never
 main-chain response after the last compaction whose size is not zero; with no such response
 it is the estimate ``floor(Σ len(content) / 4)`` over the remembered messages and
 ``tokens_estimated`` is set.
-The context window is not in the file (§A.11): 1 000 000 when any scored request exceeded
-200 000 tokens or the model is a 1M-native family, else 200 000 (design §5.3).
+The context window is not in the file (§A.11): ``Session.context_window`` is 1 000 000 when
+any scored request exceeded 200 000 tokens or the model is 1M-native
+(:func:`._window.is_native_1m`), else 200 000 (design §5.3) — what the file and the model
+name give on Anthropic's own API. ``Session.peak_context_tokens`` is the largest such
+request (``None`` without usage). The window a score uses is chosen later, with the
+environment (:func:`._window.model_window`).
 
 What the model remembers (design §5.1): lines are first de-duplicated by ``uuid`` (a
 compaction mid-turn writes some lines twice). A ``compact_boundary`` drops everything before
@@ -98,6 +102,7 @@ from driftguard.adapters._common import (
     read_token_count,
 )
 from driftguard.adapters._fastjson import load_typed
+from driftguard.adapters.claude_code._window import DEFAULT_WINDOW, LARGE_WINDOW, is_native_1m
 from driftguard.compaction.ledger import LedgerBuilder
 from driftguard.model import CompactionTrigger, ParsedMessage, Session, ToolCall
 
@@ -145,12 +150,6 @@ TOOL_KINDS = ToolKinds(
 """Claude Code's built-in tools by what they do (``tool_use.name``); MCP tools
 (``mcp__<server>__<tool>``) and the rest are ``"other"``."""
 
-_DEFAULT_WINDOW = 200_000
-"""Claude's context window when nothing proves a larger one (formats.md §A.11), in tokens."""
-
-_LARGE_WINDOW = 1_000_000
-"""The 1M context window (``[1m]`` variants and 1M-native families, design §5.3), in tokens."""
-
 _SYNTHETIC_MODEL = "<synthetic>"
 _SUMMARY_PREFIX = "This session is being continued from a previous conversation"
 _INTERRUPT_PREFIX = "[Request interrupted by user"
@@ -168,21 +167,6 @@ _WRAPPER_PREFIXES = (
     "<bash-stderr>",
 )
 _HARNESS_BLOCK = re.compile(r"<(system-reminder|ide_opened_file|ide_selection)>.*?</\1>", re.DOTALL)
-_OPUS_4_MINOR = re.compile(r"claude-opus-4-(\d{1,2})(?![0-9])")
-
-
-def _is_large_window_model(model: str | None) -> bool:
-    """Whether ``model`` is a 1M-native family (design §5.3): ``claude-opus-4-7`` and later
-    ``claude-opus-4-x``, ``claude-opus-5*`` or ``claude-sonnet-5*``.
-
-    Dated ids of older families (``claude-opus-4-20250514``) do not match.
-    """
-    if not model:
-        return False
-    if model.startswith(("claude-opus-5", "claude-sonnet-5")):
-        return True
-    match = _OPUS_4_MINOR.match(model)
-    return match is not None and int(match.group(1)) >= 7
 
 
 class _Usage(msgspec.Struct, gc=False):
@@ -698,9 +682,7 @@ class ClaudeCodeParser:
             context_tokens, estimated = conversation.latest_context, False
         else:
             context_tokens, estimated = conversation.estimate(), True
-        large = conversation.max_context > _DEFAULT_WINDOW or _is_large_window_model(
-            conversation.model
-        )
+        large = conversation.max_context > DEFAULT_WINDOW or is_native_1m(conversation.model)
         return Session(
             cli="claude_code",
             path=self._path,
@@ -708,13 +690,16 @@ class ClaudeCodeParser:
             cwd=self._cwd,
             messages=messages,
             context_tokens=context_tokens,
-            context_window=_LARGE_WINDOW if large else _DEFAULT_WINDOW,
+            context_window=LARGE_WINDOW if large else DEFAULT_WINDOW,
             tokens_estimated=estimated,
             compactions=conversation.compactions,
             skipped_lines=self._skipped,
             model=conversation.model,
             first_request_tokens=conversation.first_context,
             compaction_ledger=conversation.ledger.records(),
+            peak_context_tokens=(
+                conversation.max_context if conversation.first_context is not None else None
+            ),
         )
 
     # -- routing ---------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Where a host compacts: the values its environment and settings hold
-(:class:`HostSetting`), the usable window its rule gives (:class:`UsableWindow`), and the
-point a transcript shows it really compacted at (:func:`observed_window`).
+(:class:`HostSetting`), the model's window when nobody named it (:class:`NominalWindow`),
+the usable window its rule gives (:class:`UsableWindow`), and the point a transcript shows
+it really compacted at (:func:`observed_window`).
 
 A session does not run until its model's nominal window is full: each CLI compacts (or
 compresses, or summarises) its history earlier. The usable window is that point, in
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 
 from driftguard.model import CompactionRecord
 
-__all__ = ["OBSERVED_MARGIN", "HostSetting", "UsableWindow", "observed_window"]
+__all__ = ["OBSERVED_MARGIN", "HostSetting", "NominalWindow", "UsableWindow", "observed_window"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +60,27 @@ class UsableWindow:
     tokens: int
     rule: str
     overrides: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class NominalWindow:
+    """The model's context window when neither the user nor the host named it, as the
+    host's adapter tells it from the session and the environment
+    (:meth:`driftguard.adapters._base.Adapter.nominal_window`).
+
+    Attributes:
+        tokens: the window in tokens (> 0).
+        rule: how it was chosen, in words (``"a request of 312,000 tokens in the file is
+            past 200,000: …"``); ``None`` where the file alone gives it and there is
+            nothing to say.
+        assumed: the model may run with either of two windows and nothing in the file
+            tells which: ``tokens`` is the host's own choice for the environment
+            driftguard sees, which may not be the host's.
+    """
+
+    tokens: int
+    rule: str | None = None
+    assumed: bool = False
 
 
 OBSERVED_MARGIN = 0.10

@@ -30,7 +30,7 @@ from typing import Any
 from driftguard.adapters import get_adapter
 from driftguard.compaction.window import HostSetting, UsableWindow
 from driftguard.config import Config, global_config_path, load_config, project_config_path
-from driftguard.engine.window import read_compaction_settings, usable_window
+from driftguard.engine.window import nominal_window, read_compaction_settings, usable_window
 from driftguard.errors import ConfigError
 from driftguard.model import (
     NOT_IN_SESSION_FOLDER,
@@ -308,7 +308,10 @@ def drift(
     The nominal context window, first found first (issue #8): ``context_window`` (the
     ``--context-window`` flag) > the project's ``contextWindow`` > the global one > the
     window Claude Code's status line last reported for the session > the file and model
-    name. So the status line, the hooks, ``get_drift`` and ``driftguard score`` all agree.
+    name, or, for a model that may run with either of two windows and a file that does not
+    tell which, the window its host would choose for the environment and settings read
+    here (``"assumed"``: :func:`driftguard.engine.window.nominal_window`). So the status
+    line, the hooks, ``get_drift`` and ``driftguard score`` all agree.
     The usable window is derived from it by the host's rule, with the overrides the host's
     environment and settings hold (:mod:`driftguard.engine.window`).
 
@@ -450,18 +453,27 @@ def _score(
     features: Features | None,
 ) -> DriftReport:
     """The report of ``session`` with ``config``'s scoring, the nominal ``window`` that
-    overrides the session's own (:func:`_window`), and the usable window the host's rule
-    and ``settings`` derive from it. An automatic compaction the transcript shows well below
+    overrides the session's own (:func:`_window`) — without one, the window the host's
+    adapter chooses with ``settings`` (:func:`~driftguard.engine.window.nominal_window`:
+    the file's, or assumed) — and the usable window the host's rule and ``settings``
+    derive from it. An automatic compaction the transcript shows well below
     the rule's point (:func:`driftguard.engine.window.observed_window`) replaces it unless the
     user named the window (``--context-window`` or ``contextWindow``: taken as the host's
     setting now, where an earlier compaction may be stale) or the context has grown well
     past it since."""
-    nominal, source = window
+    given, source = window
+    rule = None
+    if given is None:
+        chosen = nominal_window(session, settings)
+        nominal, rule = chosen.tokens, chosen.rule
+        source = "assumed" if chosen.assumed else "file"
+    else:
+        nominal = given
     usable = usable_window(
         session.cli,
-        nominal or session.context_window,
+        nominal,
         settings=settings,
-        window_from_file=nominal is None,
+        window_from_file=given is None,
         compactions=session.compaction_ledger,
         context_tokens=session.context_tokens,
         named=source in ("flag", "config"),
@@ -478,6 +490,7 @@ def _score(
         preset=config.preset,
         window_source=source,
         features=features,
+        window_rule=rule,
     )
 
 
@@ -497,20 +510,30 @@ def score_session(
     features: Features | None = None,
 ) -> DriftReport:
     """:func:`driftguard.scoring.composite.score_session`, with the usable window derived
-    when ``usable`` is ``None``: the host's default rule for the nominal window
-    (``context_window`` or the session's own), or the point the transcript's own automatic
-    compactions show (:func:`driftguard.engine.window.usable_window`). No config, goal
-    store or history is read: :func:`drift` is the verb that does.
+    when ``usable`` is ``None``: the host's default rule for the nominal window, or the
+    point the transcript's own automatic compactions show
+    (:func:`driftguard.engine.window.usable_window`). The nominal window is
+    ``context_window``, else the one the host's adapter chooses with no environment or
+    settings set (:func:`driftguard.engine.window.nominal_window`; ``"assumed"`` for a
+    model that may run either way). No config, goal store, history or environment is
+    read: :func:`drift` is the verb that does.
 
     Raises:
         UnknownNameError: the session's ``cli`` is not a source's name.
     """
-    window = context_window if context_window and context_window > 0 else session.context_window
+    rule = None
+    if context_window and context_window > 0:
+        window, from_file = context_window, context_window == session.context_window
+    else:
+        chosen = nominal_window(session)
+        window, rule, from_file = chosen.tokens, chosen.rule, True
+        if window_source is None:
+            window_source = "assumed" if chosen.assumed else "file"
     if usable is None:
         usable = usable_window(
             session.cli,
             window,
-            window_from_file=window == session.context_window,
+            window_from_file=from_file,
             compactions=session.compaction_ledger,
             context_tokens=session.context_tokens,
         )
@@ -520,13 +543,14 @@ def score_session(
         usable=usable,
         goal=goal,
         warn_threshold=warn_threshold,
-        context_window=context_window,
+        context_window=window,
         resolved_by=resolved_by,
         scoring=scoring,
         calibration=calibration,
         preset=preset,
         window_source=window_source,
         features=features,
+        window_rule=rule,
     )
 
 

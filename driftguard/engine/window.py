@@ -1,7 +1,7 @@
-"""Where a session's host compacts, asked of the host's adapter: the usable window by the
-host's rule and the settings that move it (:func:`usable_window`,
-:func:`read_compaction_settings`), corrected by what the transcript shows
-(:func:`driftguard.compaction.window.observed_window`).
+"""Where a session's host compacts, asked of the host's adapter: the model's window when
+nobody named it (:func:`nominal_window`), the usable window by the host's rule and the
+settings that move it (:func:`usable_window`, :func:`read_compaction_settings`), corrected
+by what the transcript shows (:func:`driftguard.compaction.window.observed_window`).
 """
 
 from __future__ import annotations
@@ -11,10 +11,26 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from driftguard.adapters import get_adapter
-from driftguard.compaction.window import HostSetting, UsableWindow, observed_window
-from driftguard.model import CliName, CompactionRecord
+from driftguard.compaction.window import HostSetting, NominalWindow, UsableWindow, observed_window
+from driftguard.model import CliName, CompactionRecord, Session
 
-__all__ = ["read_compaction_settings", "usable_window"]
+__all__ = ["nominal_window", "read_compaction_settings", "usable_window"]
+
+
+def nominal_window(
+    session: Session, settings: Mapping[str, HostSetting] | None = None
+) -> NominalWindow:
+    """The model's context window for ``session`` when neither the user nor the host's
+    status line named it: what the file proves or the model has, or — for a model that
+    may run with either of two windows — the window its host would choose for the
+    environment and settings in ``settings`` (:func:`read_compaction_settings`; ``None``
+    or empty: none set), marked assumed
+    (:meth:`~driftguard.adapters._base.Adapter.nominal_window`).
+
+    Raises:
+        UnknownNameError: ``session.cli`` is not a source's name.
+    """
+    return get_adapter(session.cli).nominal_window(session, settings or {})
 
 
 def usable_window(

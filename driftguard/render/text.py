@@ -34,6 +34,7 @@ __all__ = [
     "display_round",
     "handoff_line",
     "iso_utc",
+    "offers_handoff",
     "outcome_json_fields",
     "plural",
     "render_compaction_lines",
@@ -61,6 +62,13 @@ def handoff_line(audience: Audience) -> str:
     )
 
 
+def offers_handoff(report: DriftReport) -> bool:
+    """Whether the handoff hint (:func:`handoff_line`) follows the score: a handoff is
+    suggested and the recommendation asks for a fresh start — not a step back from a loop,
+    which a fresh session would only repeat."""
+    return report.handoff_suggested and report.remedy != "step_back"
+
+
 def _loop_json(report: DriftReport) -> dict[str, Any] | None:
     loop = report.measures.loop if report.measures is not None else None
     if loop is None:
@@ -77,7 +85,9 @@ def to_json_dict(report: DriftReport) -> dict[str, Any]:
     """The design §5.5 JSON object (field names are a contract other tools read), with
     what issue #8 adds: ``scoring``, ``preset``, ``loop`` and, in ``session``,
     ``usable_window``, ``tokens_until_compaction``, ``usable_window_rule``,
-    ``usable_window_overrides`` and ``context_window_source``; ``found_in`` (the folder
+    ``usable_window_overrides`` and ``context_window_source`` (with
+    ``context_window_rule``: how the host chose the window when nobody named it, in
+    words, else null); ``found_in`` (the folder
     above the working directory whose session it is, else null: newcomer's review N3); and
     what issue #13 adds: ``compactions``, the compaction ledger (:mod:`driftguard.render.ledger`
     gives its shape; ``session.compactions`` stays the count). ``recommendation`` comes
@@ -109,6 +119,7 @@ def to_json_dict(report: DriftReport) -> dict[str, Any]:
             "resolved_by": report.resolved_by,
             "found_in": report.found_in,
             "context_window_source": report.window_source,
+            "context_window_rule": report.window_rule,
             "usable_window": report.usable_window,
             "tokens_until_compaction": report.tokens_until_compaction,
             "turns_until_compaction": report.budget.turns_left if report.budget else None,
@@ -175,7 +186,8 @@ def _hidden_factors(report: DriftReport, names: list[str]) -> str:
 def render_text(report: DriftReport, *, audience: Audience = "cli") -> str:
     """The design §5.5 text report: recommendation, factor bars (then the active factors
     left out, all below 10 points, in one line), the score line with its state, and the
-    handoff hint for ``audience``."""
+    handoff hint for ``audience`` when the recommendation asks for a fresh start
+    (:func:`offers_handoff`)."""
     lines = [report.recommendation]
     if report.recommendation != NOT_ENOUGH_MESSAGES:
         lines.append("")
@@ -194,7 +206,7 @@ def render_text(report: DriftReport, *, audience: Audience = "cli") -> str:
     lines.append(
         f"Score: {report.score}/100 ({report.state}) · {plural(report.messages, 'message')}"
     )
-    if report.handoff_suggested:
+    if offers_handoff(report):
         lines.append(handoff_line(audience))
     return "\n".join(lines)
 
@@ -245,6 +257,7 @@ _WINDOW_FROM: Final[Mapping[WindowSource, str]] = {
     "config": "from contextWindow in the config",
     "host": "the host reported",
     "file": "for the model in the file",
+    "assumed": "assumed for the model in the file",
 }
 
 
@@ -259,9 +272,10 @@ def room_text(report: DriftReport) -> str:
 
 
 def render_session_line(report: DriftReport, recording: Recording | None = None) -> str:
-    """One line naming the scored file: CLI, path, context tokens, compactions, skips,
-    how the file was chosen when not given as a path, and — with ``recording`` — that
-    the score was not recorded, and why."""
+    """One line naming the scored file: CLI, path, context tokens, an assumed window and
+    why it was assumed, the room before the host compacts, compactions, skips, how the
+    file was chosen when not given as a path, and — with ``recording`` — that the score
+    was not recorded, and why."""
     session = report.session
     tokens = f"{session.context_tokens:,} of {report.context_window:,} tokens"
     if session.tokens_estimated:
@@ -269,6 +283,10 @@ def render_session_line(report: DriftReport, recording: Recording | None = None)
     parts = [session.cli, session.path, tokens]
     if session.context_tokens > report.context_window and not session.tokens_estimated:
         parts[-1] += f" — more than the window ({_WINDOW_FROM[report.window_source]}): check it"
+    if report.window_source == "assumed":
+        # the window a model may run with either way is a guess: say so, and on what grounds
+        assumed = f"{report.context_window:,}-token window assumed"
+        parts.append(f"{assumed} ({report.window_rule})" if report.window_rule else assumed)
     if report.usable is not None:
         parts.append(room_text(report))
     if session.compactions:

@@ -43,7 +43,14 @@ from driftguard.scoring import calibrated, factors
 from driftguard.scoring.calibrated import CALIBRATION, Calibration, Measures
 from driftguard.scoring.features import Features
 from driftguard.scoring.goal import goal_distance
-from driftguard.scoring.wording import calibrated_reasons, recommend, seed_reasons
+from driftguard.scoring.wording import (
+    Remedy,
+    Trouble,
+    advise,
+    calibrated_reasons,
+    calibrated_trouble,
+    seed_reasons,
+)
 
 __all__ = [
     "DEFAULT_WARN_THRESHOLD",
@@ -89,7 +96,7 @@ class DriftReport:
             when no factor is active); ``goal_distance`` is 0.0 when absent.
         messages: user + assistant messages remembered (design §5.1).
         handoff_suggested: whether the handoff trigger fired.
-        recommendation: one or two plain-English sentences leading with the action and
+        recommendation: one to three plain-English sentences leading with the action and
             naming the evidence behind it.
         session: the parsed session that was scored.
         resolved_by: how the session file was chosen.
@@ -101,11 +108,16 @@ class DriftReport:
         measures: the raw measures behind the calibrated factors; ``None`` under ``seed``.
         preset: the preset the weights came from, when the caller knows it.
         window_source: where ``context_window`` came from.
+        window_rule: how the session's host chose ``context_window`` when nobody named
+            it, in words (``"assumed"`` windows always have one); ``None`` otherwise.
         budget: the room left before the host compacts, in tokens and turns
             (:mod:`driftguard.compaction.budget`).
         found_in: on the command line, the folder above the working directory whose
             session this is, when the working directory has none of its own
             (:func:`driftguard.sessions.resolve.resolve_on_command_line`); else ``None``.
+        remedy: what the recommendation asks for (:data:`~driftguard.scoring.wording.Remedy`):
+            a handoff hint follows it only for ``"fresh_start"``, so a loop alone, which a
+            fresh session would repeat, gets none (``handoff_suggested`` is unchanged).
     """
 
     score: int
@@ -125,8 +137,10 @@ class DriftReport:
     measures: Measures | None = None
     preset: str | None = None
     window_source: WindowSource = "file"
+    window_rule: str | None = None
     budget: Budget | None = None
     found_in: str | None = None
+    remedy: Remedy = "carry_on"
 
     @property
     def usable_window(self) -> int:
@@ -278,6 +292,7 @@ def score_session(
     preset: str | None = None,
     window_source: WindowSource | None = None,
     features: Features | None = None,
+    window_rule: str | None = None,
 ) -> DriftReport:
     """Score one parsed session (design §5, issue #8).
 
@@ -300,6 +315,8 @@ def score_session(
         preset: the preset the weights came from, carried into the report.
         window_source: where ``context_window`` came from (default: ``"file"`` without
             one, ``"host"`` with one).
+        window_rule: how the host chose ``context_window``, in words, carried into the
+            report.
         features: what the factors read from ``session.messages``, when the caller keeps
             them up to date (:class:`driftguard.sessions.incremental.SessionCache`); computed here
             otherwise. Either way the report is the same.
@@ -337,10 +354,12 @@ def score_session(
             usable=usable,
             preset=preset,
             window_source=window_source,
+            window_rule=window_rule,
             budget=room_left(session, usable.tokens),
         )
     measures: Measures | None = None
     reasons: Mapping[str, str]
+    trouble: Trouble | None = None
     if scoring == "seed":
         replies = features.recent  # every seed factor reads the last 20 replies at most
         values = {
@@ -372,6 +391,9 @@ def score_session(
     else:
         suggested = _calibrated_handoff(values, score, warn_threshold, calibration.handoff_points)
     applied = normalise_weights(weights, values)
+    if measures is not None:
+        trouble = calibrated_trouble(measures, session, usable, applied)
+    advice = advise(state, suggested, values, applied, reasons, trouble)
     return DriftReport(
         score=score,
         state=state,
@@ -380,7 +402,7 @@ def score_session(
         weights=applied,
         messages=count,
         handoff_suggested=suggested,
-        recommendation=recommend(state, suggested, values, applied, reasons),
+        recommendation=advice.text,
         session=session,
         resolved_by=resolved_by,
         context_window=window,
@@ -390,5 +412,7 @@ def score_session(
         measures=measures,
         preset=preset,
         window_source=window_source,
+        window_rule=window_rule,
         budget=room_left(session, usable.tokens),
+        remedy=advice.remedy,
     )

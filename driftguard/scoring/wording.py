@@ -1,13 +1,27 @@
 """The plain-English parts of a report: factor labels and the recommendation (§5.5).
 
-The recommendation leads with the action (carry on / start fresh soon / start fresh now)
-and names the one or two factors behind it. The wording is ours to improve; the field
-names and the bands are the contract.
+The recommendation leads with the action and names the one or two factors behind it,
+each of at least :data:`NOTABLE` points. The action fits the trouble (:func:`advise`):
+
+- a full context (near or past where the host compacts) or a polluted session: start
+  fresh, and a handoff carries the work over — a loop going on is to be stopped first, so
+  that the next session does not repeat it;
+- otherwise an action loop going on (a call repeated, a failing one retried): step back —
+  stop repeating, say what each attempt showed, change approach or ask the user. A fresh
+  session would hit the same wall (the same missing file, the same failing test), so no
+  handoff is offered for a loop alone;
+- otherwise the band: drifting (or a fired handoff trigger) → start fresh soon; warming →
+  carry on, but plan a fresh start; fresh → carry on.
+
+The seed scoring keeps its first wording (the band alone). The wording is ours to
+improve; the field names, the bands and ``handoff_suggested`` are the contract.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
 
 from driftguard.compaction.window import UsableWindow
 from driftguard.labels import HOST_IN_TEXT
@@ -20,9 +34,20 @@ from driftguard.scoring.calibrated import (
     linear_points,
     rot_points,
 )
-from driftguard.scoring.loops import describe_loop
+from driftguard.scoring.loops import ActionLoop, describe_loop
 
-__all__ = ["calibrated_reasons", "recommend", "seed_reasons", "top_factors"]
+__all__ = [
+    "NOTABLE",
+    "Advice",
+    "Remedy",
+    "Trouble",
+    "advise",
+    "calibrated_reasons",
+    "calibrated_trouble",
+    "recommend",
+    "seed_reasons",
+    "top_factors",
+]
 
 NOTABLE = 10.0
 """Factor points from which a factor is worth naming or drawing (design §5.5)."""
@@ -99,7 +124,9 @@ def calibrated_reasons(
     loop = measures.loop
     text_points = linear_points(measures.overlap, calibration.overlap61)
     shared = f"the last replies share {measures.overlap:.0%} of their phrases"
-    if loop is None or loop.points <= 0:
+    # Repetition is the larger of the replies' shared phrases and the loop; either half is
+    # named only at NOTABLE points of its own, as a whole factor is.
+    if loop is None or loop.points < NOTABLE:
         repetition = shared
     elif loop.points >= text_points:
         repetition = describe_loop(loop) + (f"; {shared}" if text_points >= NOTABLE else "")
@@ -122,21 +149,123 @@ def calibrated_reasons(
     }
 
 
+Remedy = Literal["carry_on", "plan_fresh_start", "step_back", "fresh_start"]
+"""What a recommendation asks for: carry on; carry on but plan a fresh start; step back
+from a loop (no fresh session: it would repeat the loop); start fresh (with a handoff)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Trouble:
+    """What the calibrated measures say is wrong, beyond the band, for choosing the
+    remedy (:func:`calibrated_trouble`).
+
+    Attributes:
+        loop: the action loop going on at the latest step, when it scores at least
+            :data:`NOTABLE` points and repetition counts (weight > 0); else ``None``.
+        full: the context is near or past where the host compacts: its fill of the
+            usable window scores at least :data:`~driftguard.scoring.calibrated.DRIFTING`
+            points (the context holds ≥ 83.75 % of the usable window), and context
+            saturation counts.
+    """
+
+    loop: ActionLoop | None = None
+    full: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """A recommendation and the remedy it asks for.
+
+    Attributes:
+        text: one to three sentences, the action first.
+        remedy: what it asks for; only ``"fresh_start"`` is followed by a handoff hint.
+    """
+
+    text: str
+    remedy: Remedy
+
+
+def calibrated_trouble(
+    measures: Measures, session: Session, usable: UsableWindow, weights: Mapping[str, float]
+) -> Trouble:
+    """The loop and the full context of a calibrated score (:class:`Trouble`);
+    ``weights`` are the normalised weights applied."""
+    loop = measures.loop
+    counted = loop is not None and loop.points >= NOTABLE and weights.get("repetition", 0.0) > 0
+    full = (
+        weights.get("context_saturation", 0.0) > 0
+        and fill_points(session.context_tokens, usable.tokens) >= DRIFTING
+    )
+    return Trouble(loop=loop if counted else None, full=full)
+
+
+_HANDOFF = " A handoff carries the work over to a clean context."
+_STOP = "Stop repeating: say what each attempt showed, then change approach or ask the user"
+
+
 def recommend(
     state: str,
     handoff: bool,
     values: Mapping[str, float | None],
     weights: Mapping[str, float],
     reasons: Mapping[str, str],
+    trouble: Trouble | None = None,
 ) -> str:
-    """One or two sentences: the action first, then the one or two factors behind it
-    (see :func:`top_factors`; ``weights`` are the normalised weights applied), each named by
-    its entry in ``reasons``.
+    """:func:`advise`'s text."""
+    return advise(state, handoff, values, weights, reasons, trouble).text
 
-    ``polluted`` → start fresh now; ``drifting`` or a fired handoff trigger → start fresh
-    soon; ``warming`` → carry on, but plan a fresh start; ``fresh`` → carry on.
+
+def advise(
+    state: str,
+    handoff: bool,
+    values: Mapping[str, float | None],
+    weights: Mapping[str, float],
+    reasons: Mapping[str, str],
+    trouble: Trouble | None = None,
+) -> Advice:
+    """The recommendation: the action first, then the one or two factors behind it (see
+    :func:`top_factors`; ``weights`` are the normalised weights applied), each named by its
+    entry in ``reasons``; the action fits the trouble (module docstring).
+
+    ``trouble`` (the calibrated scoring's; ``None`` for the seed's) decides between a
+    fresh start and a step back: ``state`` ``polluted`` or a full context → start fresh
+    (now when polluted, else soon), with a loop going on to be stopped first; a loop going
+    on → step back (``drifting`` or a fired handoff trigger), or carry on but watch for a
+    loop (``warming``). Without either, and always without ``trouble``: ``polluted``
+    → start fresh now; ``drifting`` or a fired handoff trigger → start fresh soon;
+    ``warming`` → carry on, but plan a fresh start; ``fresh`` → carry on.
     """
-    because = "; ".join(reasons[name] for name in top_factors(values, weights))
+    named = top_factors(values, weights)
+    because = "; ".join(reasons[name] for name in named)
+    loop = trouble.loop if trouble is not None else None
+    if trouble is not None and (state == "polluted" or trouble.full):
+        action = "Start fresh now" if state == "polluted" else "Start fresh soon"
+        text = f"{action}: {because}." if because else f"{action}."
+        if loop is not None:
+            # said before the handoff, so that the next session does not retry it; the
+            # loop's own words appear once (the reasons name it when repetition leads)
+            which = "" if "repetition" in named else f" ({describe_loop(loop)})"
+            text += (
+                f" Stop the loop first{which}: note what each attempt showed, so that the "
+                "fresh session does not repeat it."
+            )
+        return Advice(text + _HANDOFF, "fresh_start")
+    if loop is not None and (state != "fresh" or handoff):
+        # the loop leads: it is the trouble a fresh session would meet again (repetition
+        # holds the loop's points, so it is notable whenever the loop is)
+        lead = ["repetition"] if (values.get("repetition") or 0.0) >= NOTABLE else []
+        others = [name for name in named if name != "repetition"]
+        because = "; ".join(reasons[name] for name in [*lead, *others][:2])
+        if state == "drifting" or handoff:
+            return Advice(
+                f"Step back: {because}. {_STOP} — a fresh session would hit the same wall.",
+                "step_back",
+            )
+        return Advice(
+            f"Carry on, but watch for a loop: {because}. Before another attempt, say what "
+            "each one showed, and change approach or ask the user if nothing new turned up.",
+            "step_back",
+        )
     if state == "polluted":
         action = "Start fresh now"
     elif state == "drifting" or handoff:
@@ -144,14 +273,14 @@ def recommend(
     elif state == "warming":
         action = "Carry on, but plan a fresh start"
     else:
-        return (
+        return Advice(
             f"Carry on: the session is healthy, though {because}."
             if because
-            else ("Carry on: the session is healthy.")
+            else "Carry on: the session is healthy.",
+            "carry_on",
         )
+    if action == "Carry on, but plan a fresh start":
+        return Advice(f"{action}: {because}." if because else f"{action}.", "plan_fresh_start")
     if not because:
-        return f"{action}."
-    sentence = f"{action}: {because}."
-    if action != "Carry on, but plan a fresh start":
-        sentence += " A handoff carries the work over to a clean context."
-    return sentence
+        return Advice(f"{action}.", "fresh_start")
+    return Advice(f"{action}: {because}.{_HANDOFF}", "fresh_start")

@@ -76,8 +76,15 @@ class SessionInfo(BaseModel):
         "session this is (the server never looks above its project: always null here)."
     )
     context_window_source: WindowSource = Field(
-        description="Where context_window came from: the session file and model name, the "
+        description="Where context_window came from: the session file and model name "
+        "(file), an assumption for a model that may run with either of two windows when "
+        "nothing tells which (assumed: the host's own choice for the environment seen), the "
         "host's status line, a config file's contextWindow, or --context-window."
+    )
+    context_window_rule: str | None = Field(
+        description="How the host chose context_window when nobody named it, in words "
+        "(always given for an assumed window); null for a window named by the host, a "
+        "config or a flag."
     )
     usable_window: int = Field(description="Tokens at which the host compacts the context.")
     tokens_until_compaction: int = Field(

@@ -968,7 +968,9 @@ def test_context_size_uses_the_larger_of_cache_creation_and_its_breakdown(
         ("claude-opus-5-20270101", 1_000_000),
         ("claude-sonnet-5", 1_000_000),
         ("claude-haiku-4-5-20251001", 200_000),
-        ("claude-fable-5", 200_000),  # not on design §5.3's list
+        # native_1m in Claude Code 2.1.197's own model table (19-seams §3.3)
+        ("claude-fable-5", 1_000_000),
+        ("claude-mythos-5", 1_000_000),
     ],
 )
 def test_context_window_follows_the_model_family(tmp_path: Path, model: str, window: int) -> None:

@@ -190,6 +190,7 @@ def test_json_report_has_the_contract_field_names_and_what_issues_8_and_13_add()
         "skipped_lines",
         "resolved_by",
         "context_window_source",
+        "context_window_rule",
         "usable_window",
         "tokens_until_compaction",
         "turns_until_compaction",
