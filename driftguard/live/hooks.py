@@ -414,6 +414,7 @@ def live_status(
     """The status-line record of a scored session: ``outcome`` of the transcript ``path``
     (``size`` bytes when it was read), for the host's ``session_id``."""
     from driftguard.render.ledger import ledger_view
+    from driftguard.render.text import offers_handoff
 
     report = outcome.report
     loop = report.measures.loop if report.measures is not None else None
@@ -431,7 +432,9 @@ def live_status(
         context_tokens=report.session.context_tokens,
         context_window=report.context_window,
         tokens_estimated=report.session.tokens_estimated,
-        handoff_suggested=report.handoff_suggested,
+        # the line offers a handoff only where the remedy is a fresh start: a loop is to be
+        # stepped back from, and a new session would hit the same wall
+        handoff_suggested=offers_handoff(report),
         warn_threshold=report.warn_threshold,
         goal=outcome.goal,
         usable_window=report.usable_window,
@@ -460,10 +463,15 @@ def prompt_warning(status: livecache.LiveStatus) -> str:
     )[:2]
     reasons = ", ".join(f"{name.replace('_', ' ')} {value:.0f}" for value, name in notable)
     because = f" (highest factors: {reasons})" if reasons else ""
-    return (
+    head = (
         f"driftguard: this session's drift score is {status.score}/100 ({status.state}) "
         f"after the last turn, at or above the warning threshold of {status.warn_threshold}"
-        f"{because}. Finish the current step, then save a handoff with save_handoff (or "
+        f"{because}."
+    )
+    if status.loop and not status.handoff_suggested:
+        return f"{head} The loop below is what raised it: step back rather than start over."
+    return (
+        f"{head} Finish the current step, then save a handoff with save_handoff (or "
         "`driftguard handoff --write`): it goes into .driftguard/handoff.md, and the next "
         "session started in this project begins with it."
     )

@@ -75,6 +75,7 @@ from driftguard.render.text import (
     bar,
     display_round,
     handoff_line,
+    offers_handoff,
     plural,
     render_goal_line,
     room_text,
@@ -210,7 +211,7 @@ def render_frame(
     lines.append("")
     wrapped = textwrap.wrap(report.recommendation, width, break_long_words=False)
     lines += [clip(line, width) for line in wrapped] or [""]
-    if report.handoff_suggested:
+    if offers_handoff(report):
         lines.append(clip(handoff_line("cli"), width))
     lines.append(clip(render_goal_line(goal, "cli", how=SET_GOAL_HINT), width))
     lines.append("")

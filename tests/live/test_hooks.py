@@ -349,9 +349,8 @@ def _cached(score: int, threshold: int = 60, **extra: Any) -> None:
             context_tokens=150_000,
             context_window=200_000,
             tokens_estimated=False,
-            handoff_suggested=score >= threshold,
             warn_threshold=threshold,
-            **extra,
+            **{"handoff_suggested": score >= threshold, **extra},
         )
     )
 
@@ -451,7 +450,17 @@ def test_a_payload_nested_too_deeply_is_reported_and_prints_nothing(
 
 
 def _cached_loop(loop: str | None, key: str | None, score: int = 40) -> None:
-    _cached(score, 61, loop=loop, loop_key=key, usable_window=167_000, growth_per_turn=5_000)
+    """A cached score with a loop going on: the remedy is to step back, so the stop hook
+    cached no handoff offer."""
+    _cached(
+        score,
+        61,
+        loop=loop,
+        loop_key=key,
+        usable_window=167_000,
+        growth_per_turn=5_000,
+        handoff_suggested=False,
+    )
 
 
 def test_the_prompt_hook_tells_the_model_once_per_loop_going_on(project: Path) -> None:
@@ -474,6 +483,8 @@ def test_a_loop_and_a_crossing_of_the_threshold_are_told_together(project: Path)
     ).split("\n\n")
     lines = [notice.splitlines()[0] for notice in notices]
     assert lines[0].startswith("driftguard: this session's drift score is 70/100")
+    assert lines[0].endswith("The loop below is what raised it: step back rather than start over.")
+    assert "save_handoff" not in notices[0]  # a new session would hit the same wall
     assert lines[1].startswith("driftguard: the last tool calls repeat (npm test ×3)")
 
 
