@@ -33,7 +33,10 @@ Records read (formats.md §B.3–B.5)
       when there is no ``toolCalls`` list) → ``role="tool"``, content ``""``, carrying the
       calls. Their ``toolCalls[].result`` ``functionResponse`` parts → one ``role="tool"``
       message after it (content: each response's ``output``/``error`` text; ``is_error`` when
-      a call's ``status`` is ``"error"`` or a response has an ``error``).
+      a call's ``status`` is ``"error"``, a response has an ``error``, or a
+      ``run_shell_command`` result's text names a non-zero ``Exit Code``, a ``Signal`` or
+      the CLI's timeout: the CLI records a failed command as ``"success"``, see
+      :func:`_shell_failed`).
     - ``user`` holding ``functionResponse`` parts → ``role="tool"``, one message per record
       (never a prompt). Gemini CLI ≥ 0.58 records each tool result twice (in the call's
       ``result`` and as such a ``user`` record) and history rewrites copy it again: a result
@@ -100,6 +103,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -154,6 +158,20 @@ CONTINUE_PROMPT: Final = "System: Please continue."
 """The user turn the CLI itself sends when the model stopped early (gemini-cli client.ts)."""
 
 SNAPSHOT_TAG: Final = "<state_snapshot>"
+
+_SHELL_EXIT: Final = re.compile(r"Exit Code: (-?\d{1,12})")
+_SHELL_SIGNAL: Final = re.compile(r"Signal: (.+)")
+_SHELL_TRAILER: Final = re.compile(r"(?:Background PIDs|Process Group PGID): .*")
+_SHELL_TIMEOUT: Final = "Command was automatically cancelled because it exceeded the timeout"
+_SHELL_TAIL_CHARS: Final = 4096
+"""Characters at the end of a shell result searched for the CLI's sections (a few short
+lines, after output that may run to megabytes)."""
+_SHELL_WRAPPER_TAIL: Final = re.compile(
+    r"</untrusted_context>|</tool_output_masked>|Output too large\. Full output available at: .*"
+)
+"""What Gemini CLI writes after a shell result's own sections: the closing tag of
+``wrapUntrusted`` (0.61), and the tail of a masked output (``ToolOutputMaskingService``
+``formatMaskedSnippet``) that keeps a preview of the sections."""
 _INJECTED_PREFIXES: Final = ("<session_context>", "<hook_context>")
 _IGNORED_PROMPT_PREFIXES: Final = ("/", "?", *_INJECTED_PREFIXES)
 _KNOWN_TYPES: Final = frozenset({"user", "gemini", "info", "error", "warning"})
@@ -557,13 +575,61 @@ def _function_response(part: object) -> dict[str, Any] | None:
     return None
 
 
+def _shell_failed(text: str) -> bool:
+    """Whether the text Gemini CLI gave the model for a ``run_shell_command`` says that the
+    command failed: a non-zero exit code, a signal, or the CLI's own timeout.
+
+    The CLI records such a call with ``status: "success"`` all the same, so the text is
+    the only trace. Its shape, from ``ShellToolInvocation.execute`` in Gemini CLI 0.61.0
+    (``packages/core/src/tools/shell.ts``, bundled in ``bundle/chunk-JDPZ4CE3.js``):
+    the lines ``Output: …``, ``Error: …``, ``Exit Code: N`` (only when N ≠ 0), ``Signal:
+    S``, ``Background PIDs: …``, ``Process Group PGID: P`` (each but the first only when it
+    applies), wrapped whole in ``<untrusted_context>…</untrusted_context>``
+    (``wrapUntrusted``, ``utils/textUtils.ts``); a command the CLI cancelled for giving no
+    output in time reads ``Command was automatically cancelled because it exceeded the
+    timeout of …``.
+    Earlier versions of ``shell.ts`` (those of the legacy ``.json`` files) wrote every
+    line, ``Exit Code: 0`` and ``Signal: (none)`` included, after ``Command:`` and
+    ``Directory:``, and no wrapper.
+
+    The sections are read from the end, up to the first line that is none of them: the
+    command's own output may hold a line such as ``Exit Code: 1`` (a log it printed),
+    but it always comes before the CLI's sections.
+    """
+    lines = text[-_SHELL_TAIL_CHARS:].splitlines()
+    end = len(lines)
+    while end and (not lines[end - 1].strip() or _SHELL_WRAPPER_TAIL.fullmatch(lines[end - 1])):
+        end -= 1
+    for line in reversed(lines[:end]):
+        exit_code = _SHELL_EXIT.fullmatch(line)
+        if exit_code is not None:
+            return int(exit_code.group(1)) != 0
+        signal = _SHELL_SIGNAL.fullmatch(line)
+        if signal is not None:
+            if signal.group(1) != "(none)":
+                return True
+            continue
+        if not _SHELL_TRAILER.fullmatch(line):
+            break
+    body = text.removeprefix("<untrusted_context>").lstrip()
+    return body.startswith(_SHELL_TIMEOUT)
+
+
+def _tool_result(name: object, call_id: str | None, text: str, failed: bool) -> _Result:
+    """One tool result; a shell command's is an error when its text says it failed
+    (:func:`_shell_failed`)."""
+    if not failed and isinstance(name, str) and name in TOOL_KINDS.shell:
+        failed = _shell_failed(text)
+    return _Result(key=call_id, text=text, is_error=failed)
+
+
 def _call_result(call: dict[str, Any]) -> _Result:
     """One result for a ``ToolCallRecord`` that has a ``result`` (formats.md §B.5)."""
     call_id = call.get("id") if isinstance(call.get("id"), str) else None
     failed = call.get("status") == "error"
     result = call.get("result")
     if isinstance(result, str):
-        return _Result(key=call_id, text=result, is_error=failed)
+        return _tool_result(call.get("name"), call_id, result, failed)
     texts: list[str] = []
     for part in _parts(result):
         response = _function_response(part)
@@ -575,7 +641,8 @@ def _call_result(call: dict[str, Any]) -> _Result:
             failed = failed or error
         else:
             texts.extend(_text_parts([part]))
-    return _Result(key=call_id, text="\n".join(t for t in texts if t), is_error=failed)
+    text = "\n".join(t for t in texts if t)
+    return _tool_result(call.get("name"), call_id, text, failed)
 
 
 def _tool_calls(records: list[dict[str, Any]], parts: list[Any]) -> tuple[ToolCall, ...]:
@@ -617,7 +684,7 @@ def _user_entry(record: dict[str, Any]) -> _Entry:
         for response in responses:
             text, failed = _response_text(response.get("response"))
             key = response.get("id") if isinstance(response.get("id"), str) else None
-            results.append(_Result(key=key, text=text, is_error=failed))
+            results.append(_tool_result(response.get("name"), key, text, failed))
         if any(t.strip() for t in kept):
             results.append(_Result(key=None, text="\n".join(kept), is_error=False))
         return _Entry(results=tuple(results), timestamp=timestamp)

@@ -551,6 +551,96 @@ def test_a_text_reply_carries_its_tool_calls_and_a_failed_call_is_an_error(
     assert (result.role, result.content, result.is_error) == ("tool", "no match", True)
 
 
+def untrusted(*lines: str) -> str:
+    """A shell result as Gemini CLI 0.61.0 gives it to the model (19-seams §2.8)."""
+    return "<untrusted_context>\n" + "\n".join(lines) + "\n</untrusted_context>"
+
+
+SHELL_RESULTS = [
+    # (text, failed): 0.61.0 writes `Exit Code` only when it is not 0, then the PGID
+    (untrusted("Output: (empty)", "Exit Code: 1", "Process Group PGID: 16593"), True),
+    (untrusted("Output: hi", "Process Group PGID: 16808"), False),
+    (untrusted("Output: npm error code ENOENT", "Exit Code: 254", "Process Group PGID: 7"), True),
+    (untrusted("Output: (empty)", "Signal: 9", "Process Group PGID: 40"), True),
+    (
+        untrusted("Output: x", "Exit Code: 2", "Background PIDs: 41, 42", "Process Group PGID: 40"),
+        True,
+    ),
+    # the command's own output may print such a line; the CLI's sections come after it
+    (untrusted("Output: Exit Code: 3\nExit Code: 3\nall good", "Process Group PGID: 9"), False),
+    (
+        untrusted(
+            "Command was automatically cancelled because it exceeded the timeout of 5.0 "
+            "minutes without output. There was no output before it was cancelled."
+        ),
+        True,
+    ),
+    # earlier shell.ts, as the legacy .json files hold it: every line, no wrapper
+    (
+        "Command: make\nDirectory: (root)\nOutput: ok\nError: (none)\nExit Code: 0\n"
+        "Signal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 77",
+        False,
+    ),
+    (
+        "Command: make\nDirectory: (root)\nOutput: boom\nError: (none)\nExit Code: 2\n"
+        "Signal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 77",
+        True,
+    ),
+    # a masked output (ToolOutputMaskingService.formatMaskedSnippet) keeps the sections
+    (
+        "<tool_output_masked>\nOutput: line 1\nExit Code: 1\nProcess Group PGID: 5\n"
+        "</untrusted_context>\n\nOutput too large. Full output available at: /t/o.txt\n"
+        "</tool_output_masked>",
+        True,
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "failed"), SHELL_RESULTS)
+def test_a_shell_result_is_an_error_when_its_text_says_the_command_failed(
+    tmp_path: Path, text: str, failed: bool
+) -> None:
+    shell = call("call-1", "run_shell_command", {"command": "npm test"}, text)
+    echo = {
+        "id": "u2",
+        "timestamp": "2026-05-01T08:01:10.000Z",
+        "type": "user",
+        "content": shell["result"],
+    }
+    records = [META, user("u1", "run the tests"), gemini("g1", "", 900, toolCalls=[shell])]
+    # the result as the call's `result` (the first written) and as a user record alone
+    from_call = parse(chat_file(tmp_path, records)).messages[-1]
+    from_record = parse(chat_file(tmp_path, [*records[:2], echo])).messages[-1]
+    assert (from_call.content, from_call.is_error) == (text, failed)
+    assert (from_record.content, from_record.is_error) == (text, failed)
+
+
+def test_only_a_shell_commands_text_is_read_for_an_exit_code(tmp_path: Path) -> None:
+    log = untrusted("Output: (empty)", "Exit Code: 1", "Process Group PGID: 16593")
+    read = call("call-1", "read_file", {"file_path": "/w/run.log"}, log)
+    records = [META, user("u1", "read the log"), gemini("g1", "", 900, toolCalls=[read])]
+    assert parse(chat_file(tmp_path, records)).messages[-1].is_error is False
+
+
+def test_a_legacy_json_shell_result_given_as_a_string_is_read_for_its_exit_code(
+    tmp_path: Path,
+) -> None:
+    shell = {
+        "id": "call-1",
+        "name": "run_shell_command",
+        "args": {"command": "make"},
+        "result": "Command: make\nOutput: boom\nExit Code: 2\nSignal: (none)",
+        "status": "success",
+    }
+    document = {
+        **META,
+        "messages": [user("u1", "build it"), gemini("g1", "", 500, toolCalls=[shell])],
+    }
+    path = tmp_path / "session-2026-05-01T08-00-0f1e2d3c.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    assert parse(path).messages[-1].is_error is True
+
+
 def test_thought_parts_are_not_text(tmp_path: Path) -> None:
     content = [
         {"text": "weighing the options", "thought": True},
