@@ -131,15 +131,30 @@ _ERROR_LINE = re.compile(
     r"(?:error|exception)(?:\[[^\]\n]{0,80}\])?:|\b(?:fatal|failed|failure):|\bERR!",
     re.IGNORECASE,
 )
-_WRAPPER_TAG = re.compile(r"</?tool_use_error>")
+_WRAPPER_TAG = re.compile(r"</?(?:tool_use_error|untrusted_context)>")
+"""Tags a CLI wraps a tool result in: Claude Code's ``<tool_use_error>``, Gemini CLI 0.61's
+``<untrusted_context>`` (``wrapUntrusted``, ``packages/core/src/utils/textUtils.ts``)."""
 _RESULT_HEADER = re.compile(
     r"(?:Exit code:? -?\d+|Process exited with code -?\d+|Chunk ID: \S+"
-    r"|Wall time: [\d.]+ seconds?|Original token count: \d+|Total output lines: \d+|Output:)"
+    r"|Wall time: [\d.]+ seconds?|Original token count: \d+|Total output lines: \d+|Output:"
+    r"|Exit Code: -?\d+|Background PIDs: [\d, ]+|Process Group PGID: \d+"
+    r"|Command: .*|Directory: .*)"
 )
-"""The lines a CLI puts before a command's own output: Claude Code's Bash error
+"""The lines a CLI puts around a command's own output: Claude Code's Bash error
 ``Exit code 1``; Codex's ``Exit code: 1`` / ``Wall time: … seconds`` / ``Output:`` and, for
 unified exec, ``Chunk ID:``, ``Process exited with code 1``, ``Original token count:`` (the
-strings in the Codex 0.171.0 binary). They say that it failed, not what failed."""
+strings in the Codex 0.171.0 binary); Gemini CLI's ``Exit Code: 1`` / ``Background PIDs:``
+/ ``Process Group PGID:`` after the output, and ``Command:`` / ``Directory:`` before it in
+its earlier versions (``ShellToolInvocation.execute``, ``packages/core/src/tools/shell.ts``).
+They say that it failed, not what failed."""
+_EMPTY_SECTION = re.compile(
+    r"(?:Output|Stdout|Stderr|Error|Signal|Background PIDs|Process Group PGID): \((?:empty|none)\)"
+)
+"""A section of Gemini CLI's shell result that holds nothing (``Output: (empty)``; every
+empty one in its earlier versions, ``Error: (none)`` …): it says nothing at all."""
+_SECTION_LABEL = re.compile(r"(?:Output|Stdout|Stderr): (?=\S)")
+"""The label Gemini CLI puts before the first line of a command's output (``Output: ls:
+cannot access …``; ``Stdout:`` and ``Stderr:`` in its earlier versions)."""
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
 _LIST_MARKER = re.compile(r"^(?:[-*•>]+|\d{1,3}[.)])\s+")
@@ -175,9 +190,11 @@ def error_line(text: str, cwd: str | None) -> str:
 
     The first line that reads like an error message (``…Error:``, ``error:``,
     ``error[…]:``, ``fatal:``, ``failed:``, ``ERR!``) within the first
-    :data:`ERROR_SCAN_LINES` non-blank lines, else the first non-blank line after the CLI's
-    own header (Claude Code's ``Exit code 1``, Codex's ``Exit code: 1`` / ``Wall time:`` /
-    ``Output:``), else the header; ``"(no error text)"`` for a blank text. Real tool errors
+    :data:`ERROR_SCAN_LINES` non-blank lines, else the first non-blank line that is not the
+    CLI's own (Claude Code's ``Exit code 1``, Codex's ``Exit code: 1`` / ``Wall time:`` /
+    ``Output:``, Gemini CLI's ``<untrusted_context>`` wrapper, its ``Output:`` label and
+    its ``Exit Code: 1`` / ``Process Group PGID:`` sections), else the CLI's first such
+    line; ``"(no error text)"`` for a blank text. Real tool errors
     often open with log noise (a ``level=info`` line, a ``WARN`` banner, a bare file path),
     so the first line alone rarely says what failed.
     """
@@ -185,10 +202,13 @@ def error_line(text: str, cwd: str | None) -> str:
         root = cwd.rstrip("/\\")
         text = text.replace(root + "/", "").replace(root + "\\", "")
     lines = [line.strip() for line in _WRAPPER_TAG.sub("", text).splitlines()]
-    lines = [line for line in lines if line][:ERROR_SCAN_LINES]
+    lines = [line for line in lines if line and not _EMPTY_SECTION.fullmatch(line)]
+    lines = lines[:ERROR_SCAN_LINES]
     if not lines:
         return "(no error text)"
-    output = [line for line in lines if not _RESULT_HEADER.fullmatch(line)]
+    output = [
+        _SECTION_LABEL.sub("", line, 1) for line in lines if not _RESULT_HEADER.fullmatch(line)
+    ]
     lines = output or lines
     # a line the secret gate replaced whole (a private key's block) says nothing that failed
     lines = [line for line in lines if REDACTION_MARKER.sub("", line).strip()] or lines

@@ -313,6 +313,37 @@ def test_an_error_line_skips_the_exit_code_header_the_cli_puts_before_the_output
     assert handoff_of(session(only_header)).last_errors == ("Exit code 1",)
 
 
+def test_an_error_line_of_gemini_reads_the_output_inside_its_wrapper_and_sections() -> None:
+    # Gemini CLI 0.61.0's shell result (19-seams §2.8), and its earlier versions' form
+    messages = [
+        user("Run the checks."),
+        calls_only(call("run_shell_command", command="ls /nonexistent")),
+        result(
+            "<untrusted_context>\nOutput: ls: cannot access '/nonexistent': No such file or "
+            "directory\nExit Code: 2\nProcess Group PGID: 16732\n</untrusted_context>",
+            error=True,
+        ),
+        calls_only(call("run_shell_command", command="false")),
+        result(
+            "<untrusted_context>\nOutput: (empty)\nExit Code: 1\nProcess Group PGID: 16593\n"
+            "</untrusted_context>",
+            error=True,
+        ),
+        calls_only(call("run_shell_command", command="make")),
+        result(
+            "Command: make\nDirectory: (root)\nStdout: (empty)\nStderr: no rule to make it\n"
+            "Error: (none)\nExit Code: 2\nSignal: (none)\nBackground PIDs: (none)\n"
+            "Process Group PGID: 77",
+            error=True,
+        ),
+    ]
+    assert handoff_of(session(messages)).last_errors == (
+        "ls: cannot access '/nonexistent': No such file or directory",
+        "Exit Code: 1",
+        "no rule to make it",
+    )
+
+
 def test_gemini_and_codex_edit_and_shell_tools_are_recognised() -> None:
     patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: lib/tax.py\n@@\n-a\n+b\nEOF"
     messages = [
