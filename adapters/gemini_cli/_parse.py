@@ -46,8 +46,11 @@ Records read (formats.md §B.3–B.5)
       ``<session_context>`` or ``<hook_context>`` (dropped part by part), and records whose
       typed text (``displayContent`` when present, else ``content``) is empty or starts with
       ``/`` or ``?`` — gemini-cli's own ``isIgnoredUserContent`` rule, which also covers the
-      expanded ``/init`` prompt (formats.md §B.5) — and the CLI's own continuation prompt
-      ``System: Please continue.``.
+      expanded ``/init`` prompt (formats.md §B.5) — and the turns the CLI sends on its own
+      (:func:`_is_cli_prompt`: ``System: Please continue.``, the loop detector's
+      ``System: Potential loop detected. …``, the next-speaker check's ``Please
+      continue.``), told by their content even when they carry the ``displayContent`` of
+      the prompt they continue.
     - Never scored: ``info``/``error``/``warning`` records and the CLI's own
       ``Got it. Thanks for the additional context!`` after a compression.
 
@@ -155,7 +158,19 @@ COMPRESSION_ACK: Final = "Got it. Thanks for the additional context!"
 """The model turn the CLI itself writes after a compression summary (design §5.1)."""
 
 CONTINUE_PROMPT: Final = "System: Please continue."
-"""The user turn the CLI itself sends when the model stopped early (gemini-cli client.ts)."""
+"""The user turn the CLI itself sends to retry a model stream that ended invalid
+(``GeminiClient.sendMessageStream``, ``packages/core/src/core/client.ts``; the real
+2026-04 file of the corpus holds one; 0.61.0's bundle no longer sends it)."""
+LOOP_PROMPT: Final = "System: Potential loop detected."
+"""The start of the user turn the CLI itself sends when its loop detector fires:
+``System: Potential loop detected. Details: … Please take a step back …``
+(``GeminiClient._recoverFromLoop``, ``client.ts``; ``bundle/chunk-JDPZ4CE3.js`` in
+0.61.0). It is recorded as a ``user`` record (19-seams §2.7)."""
+NEXT_SPEAKER_PROMPT: Final = "Please continue."
+"""The user turn the CLI itself sends when its next-speaker check says the model should
+go on (``GeminiClient.processTurn``, ``client.ts``; off unless
+``model.skipNextSpeakerCheck`` is ``false``). A person may type it too: see
+:func:`_is_cli_prompt`."""
 
 SNAPSHOT_TAG: Final = "<state_snapshot>"
 
@@ -663,12 +678,30 @@ def _tool_calls(records: list[dict[str, Any]], parts: list[Any]) -> tuple[ToolCa
 
 
 def _is_ignored_prompt(text: str) -> bool:
-    """gemini-cli ``isIgnoredUserContent`` (utils/sessionUtils.ts) plus the CLI's own
-    continuation prompt: empty, a ``/`` command, ``?`` help, injected context."""
+    """gemini-cli ``isIgnoredUserContent`` (utils/sessionUtils.ts): empty, a ``/`` command,
+    ``?`` help, injected context."""
     stripped = text.strip()
-    return (
-        not stripped or stripped.startswith(_IGNORED_PROMPT_PREFIXES) or stripped == CONTINUE_PROMPT
-    )
+    return not stripped or stripped.startswith(_IGNORED_PROMPT_PREFIXES)
+
+
+def _is_cli_prompt(content: str, display: str) -> bool:
+    """Whether a ``user`` record whose text is ``content`` (and whose ``displayContent``
+    text is ``display``, ``""`` without one) is a turn the CLI sent on its own: the
+    invalid-stream retry (:data:`CONTINUE_PROMPT`), the loop detector's recovery
+    (:data:`LOOP_PROMPT`), or the next-speaker continuation (:data:`NEXT_SPEAKER_PROMPT`).
+
+    Read from ``content``, never ``display``: the CLI sends these with the
+    ``displayContent`` of the prompt it continues, and ``GeminiChat.sendMessageStream``
+    (``packages/core/src/core/geminiChat.ts``) records it whenever it differs from the
+    content, so such a record may show the person's prompt there. That is also how the
+    next-speaker continuation is told from a person typing the same words: a typed prompt
+    gets a ``displayContent`` only when its content differs from it, so a bare "Please
+    continue." with one is the CLI's; without one it counts as typed.
+    """
+    text = content.strip()
+    if text == CONTINUE_PROMPT or text.startswith(LOOP_PROMPT):
+        return True
+    return text == NEXT_SPEAKER_PROMPT and bool(display.strip())
 
 
 def _user_entry(record: dict[str, Any]) -> _Entry:
@@ -693,7 +726,7 @@ def _user_entry(record: dict[str, Any]) -> _Entry:
     content = "\n".join(kept)
     display = record.get("displayContent")
     typed = _text(_parts(display)) if display is not None else ""
-    if _is_ignored_prompt(typed if typed.strip() else content):
+    if _is_cli_prompt(content, typed) or _is_ignored_prompt(typed if typed.strip() else content):
         return _Entry(timestamp=timestamp)
     message = ParsedMessage(role="user", content=content, timestamp=timestamp)
     return _Entry(message=message, timestamp=timestamp)

@@ -481,6 +481,40 @@ def test_injected_context_slash_commands_and_the_continue_prompt_are_not_user_me
     ]
 
 
+LOOP_NOTICE = (
+    "System: Potential loop detected. Details: Repeated tool call: run_shell_command with "
+    'arguments {"command":"npm test"}. Please take a step back and confirm you\'re making '
+    "forward progress."
+)
+"""The start of the loop detector's recovery turn as Gemini CLI 0.61.0 wrote it (19-seams
+§2.7; ``GeminiClient._recoverFromLoop``), the arguments ours."""
+
+
+def test_the_turns_the_cli_sends_on_its_own_are_not_prompts_even_with_a_display_text(
+    tmp_path: Path,
+) -> None:
+    records = [
+        META,
+        user("u1", "run the tests"),
+        gemini("g1", "running them", 900),
+        # headless, mid-turn: the notice alone
+        user("u2", LOOP_NOTICE),
+        # the CLI passes on the displayContent of the prompt it continues, and records it
+        # because it differs from the content
+        user("u3", LOOP_NOTICE, displayContent=[{"text": "run the tests"}]),
+        user("u4", "Please continue.", displayContent=[{"text": "run the tests"}]),
+        user("u5", "System: Please continue.", displayContent=[{"text": "run the tests"}]),
+        gemini("g2", "done", 950),
+        # typed by the person: no displayContent, as its content is what was typed
+        user("u6", "Please continue."),
+    ]
+    parser = GeminiCliParser("s.jsonl")
+    for record in records:
+        parser.feed(json.dumps(record).encode())
+    assert texts_of(parser.session(), "user") == ["run the tests", "Please continue."]
+    assert parser.prompts == 2
+
+
 def test_function_response_only_user_records_are_tool_messages(tmp_path: Path) -> None:
     failing = {
         "id": "u2",
