@@ -253,6 +253,7 @@ class GeminiCliParser:
         self._last_model: str | None = None
         self._first_input: int | None = None
         self._prompts = 0
+        self._prompt_ids: set[str] = set()
 
     # ------------------------------------------------------------------ feeding
 
@@ -311,11 +312,16 @@ class GeminiCliParser:
         before = self._entries
         self._entries = {}
         snapshot: tuple[str, float | None] | None = None
+        # A rewrite lists again what was said: every `--resume` lists the history under
+        # its ids, a compression its kept tail under new ids. Its prompts were typed
+        # before, and counted then, unless it is the first the file tells of them (a
+        # migrated legacy object, a file that opens with a rewrite).
+        typed_here = not before
         for item in messages:
             if not isinstance(item, dict) or not isinstance(item.get("id"), str):
                 self._skipped += 1
                 continue
-            entry = self._put(item)
+            entry = self._put(item, typed_here=typed_here)
             if entry.snapshot is not None:
                 snapshot = (entry.snapshot, entry.timestamp)
         if snapshot is None:
@@ -364,14 +370,17 @@ class GeminiCliParser:
         for message_id in ids[ids.index(target) :]:
             del self._entries[message_id]
 
-    def _put(self, record: dict[str, Any]) -> _Entry:
+    def _put(self, record: dict[str, Any], *, typed_here: bool = True) -> _Entry:
+        """Remember one message record; ``typed_here``: a prompt in it was typed now (not
+        listed again by a rewrite) and counts in :attr:`prompts`, once per id."""
         message_id: str = record["id"]
         kind = record.get("type")
         if kind == "gemini":
             entry = self._gemini_entry(message_id, record)
         elif kind == "user":
             entry = _user_entry(record)
-            if entry.message is not None and message_id not in self._entries:
+            if typed_here and entry.message is not None and message_id not in self._prompt_ids:
+                self._prompt_ids.add(message_id)
                 self._prompts += 1
         else:
             if not isinstance(kind, str) or kind not in _KNOWN_TYPES:
@@ -438,8 +447,11 @@ class GeminiCliParser:
 
     @property
     def prompts(self) -> int:
-        """Typed prompts recorded so far, a rewritten one counted once and a rewound one
-        not taken back (see ``LineParser.prompts``)."""
+        """Typed prompts recorded so far (see ``LineParser.prompts``): the prompt records
+        appended, each id once, and a rewound one not taken back. A ``$set.messages``
+        rewrite adds none (it lists again prompts typed before: all of them under their
+        ids on ``--resume``, a compression's kept tail under new ids), unless nothing was
+        remembered before it."""
         return self._prompts
 
     def session(self) -> Session:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from conftest import CORPUS, corpus_file
 
-from driftguard.adapters import detect_cli, gemini_cli
+from driftguard.adapters import detect_cli, gemini_cli, turn_snapshots
 from driftguard.adapters._common import estimate_tokens, iter_lines, open_session_file
 from driftguard.adapters.gemini_cli import GeminiCliParser, parse
 from driftguard.errors import SessionFormatError
@@ -100,6 +100,15 @@ def call(
         "status": status,
         "timestamp": "2026-05-01T08:01:06.000Z",
     }
+
+
+def fed(path: Path) -> GeminiCliParser:
+    """A parser fed every line of ``path``."""
+    parser = GeminiCliParser(str(path))
+    with open_session_file(path) as stream:
+        for line, terminated in iter_lines(stream):
+            parser.feed(line, terminated)
+    return parser
 
 
 def roles(session: Session) -> list[tuple[str, str]]:
@@ -403,6 +412,57 @@ def test_repeated_rewrites_with_the_same_snapshot_are_not_new_compactions(
         ("user", "prompt after resume"),
     ]
     assert session.context_tokens == 40_000
+
+
+def test_prompts_listed_again_by_a_resume_or_a_compression_rewrite_are_not_new(
+    tmp_path: Path,
+) -> None:
+    # Every `--resume` lists the history again under its ids, and a compression its kept
+    # tail under new ids (as Gemini CLI 0.61.0 wrote the long corpus file): one typed
+    # prompt each, three turns.
+    ack = gemini("ack", COMPRESSION_REPLY)
+    snapshot = user("snap", "<state_snapshot>\nwe renamed the module\n</state_snapshot>")
+    records = [
+        META,
+        {"$set": {"messages": [CONTEXT_RECORD]}},
+        user("u1", "rename the module"),
+        gemini("g1", "renamed", 900),
+        META,  # the resume
+        {
+            "$set": {
+                "messages": [
+                    CONTEXT_RECORD,
+                    user("u1", "rename the module"),
+                    gemini("g1", "renamed", 900),
+                ]
+            }
+        },
+        user("u2", "now fix the imports"),
+        gemini("g2", "fixed", 950),
+        META,
+        {
+            "$set": {
+                "messages": [CONTEXT_RECORD, snapshot, ack, user("u2-kept", "now fix the imports")]
+            }
+        },
+        user("u3", "run the linter"),
+        gemini("g3", "clean", 400),
+    ]
+    path = chat_file(tmp_path, records)
+    parser = fed(path)
+    assert parser.prompts == 3
+    snapshots = list(turn_snapshots(path))
+    assert len(snapshots) == 3
+    assert [s.compactions for s in snapshots] == [0, 1, 1]
+    assert texts_of(snapshots[-1], "user") == ["run the linter"]  # the rewrite is the boundary
+
+
+def test_a_file_that_opens_with_a_rewrite_counts_the_prompts_it_lists(tmp_path: Path) -> None:
+    # a migrated legacy object, or a --resume stub: the first the file tells of them
+    legacy_line = {**META, "messages": [user("u1", "first"), gemini("g1", "one", 300)]}
+    path = chat_file(tmp_path, [legacy_line, user("u2", "second"), gemini("g2", "two", 400)])
+    parser = fed(path)
+    assert parser.prompts == 2
 
 
 def test_a_second_different_snapshot_is_a_second_compaction(tmp_path: Path) -> None:
