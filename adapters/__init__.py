@@ -246,10 +246,9 @@ def turn_snapshots(path: Path, cli: str | None = None) -> Iterator[Session]:
     source's resumable parser, so a turn before a compaction is seen as it was then (its
     messages, its context, the compactions so far), not as the summary left it. The last
     snapshot is :func:`parse_session`'s result. A source read whole (a single JSON
-    document, a database) has no earlier states: its turns are the prefixes of the
-    remembered messages that end before each prompt, with the context of the latest
-    usage in the prefix (characters ÷ 4 without one, design §5.3) and the compactions of
-    the whole session.
+    document, a database) gives its turns itself (:meth:`Adapter.turn_states`): a
+    database that keeps every message (Cursor) as each turn stood, a file rewritten whole
+    as the prefixes of what it still holds.
 
     Raises:
         SessionFormatError, SessionNotFoundError, UnknownNameError: as
@@ -258,7 +257,7 @@ def turn_snapshots(path: Path, cli: str | None = None) -> Iterator[Session]:
     adapter = adapter_for(path, cli)
     parser = adapter.line_parser(path)
     if parser is None:
-        yield from _prefix_snapshots(adapter.parse(path))
+        yield from adapter.turn_states(path)
         return
     try:
         with open_session_file(path) as stream:
@@ -279,20 +278,6 @@ def _without_last_prompt(session: Session) -> Session:
     if last is None or last.role != "user" or last.is_summary:
         return session
     return dataclasses.replace(session, messages=session.messages[:-1])
-
-
-def _prefix_snapshots(session: Session) -> Iterator[Session]:
-    """The turns of a session read whole (see :func:`turn_snapshots`), then ``session``."""
-    messages = session.messages
-    prompts = [i for i, m in enumerate(messages) if m.role == "user" and not m.is_summary]
-    for end in prompts[1:]:
-        prefix = messages[:end]
-        usage = next((m.token_count for m in reversed(prefix) if m.token_count), None)
-        tokens = usage if usage is not None else sum(len(m.content) for m in prefix) // 4
-        yield dataclasses.replace(
-            session, messages=prefix, context_tokens=tokens, tokens_estimated=usage is None
-        )
-    yield session
 
 
 def watched_files(path: Path) -> tuple[Path, ...]:

@@ -17,6 +17,7 @@ may have changed.
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from driftguard.compaction.window import HostSetting, NominalWindow, UsableWindo
 from driftguard.errors import SessionFormatError, from_os_error
 from driftguard.model import CliName, Session, ToolKind
 
-__all__ = ["Adapter", "Claim", "FileAdapter", "Finder", "Found"]
+__all__ = ["Adapter", "Claim", "FileAdapter", "Finder", "Found", "prefix_snapshots"]
 
 Claim = Literal["sure", "likely"]
 """How surely one record is a CLI's (:meth:`Adapter.claim`): ``"sure"`` decides at once;
@@ -205,6 +206,20 @@ class Adapter(ABC):
         ``None`` when the file must be read whole (a single JSON document, a database)."""
         return None
 
+    def turn_states(self, path: Path) -> Iterator[Session]:
+        """For a source read whole (no :meth:`line_parser`): the session as it stood at
+        the end of each turn, oldest first, then :meth:`parse`'s result (see
+        :func:`driftguard.adapters.turn_snapshots`). By default the prefixes of the
+        remembered messages that end before each typed prompt, with the context of the
+        latest usage in the prefix (characters ÷ 4 without one, design §5.3) and the
+        compactions of the whole session: a file rewritten whole keeps no earlier state.
+        A source whose store keeps what a compaction dropped overrides it.
+
+        Raises:
+            SessionFormatError, SessionNotFoundError: as :meth:`parse`.
+        """
+        yield from prefix_snapshots(self.parse(path))
+
     def store_files(self, path: Path) -> tuple[Path, ...]:
         """For a locator, the files whose change means the session may have changed (a
         database and its write-ahead log); ``()`` for a session file, which is its own."""
@@ -314,3 +329,19 @@ class FileAdapter(Adapter):
         except OSError as exc:
             raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
         return lines or None
+
+
+def prefix_snapshots(session: Session) -> Iterator[Session]:
+    """The turns of a session read whole (:meth:`Adapter.turn_states`' default), then
+    ``session``: each prefix of its messages that ends before a typed prompt (not the
+    first), with the context of the latest usage in it, else characters ÷ 4."""
+    messages = session.messages
+    prompts = [i for i, m in enumerate(messages) if m.role == "user" and not m.is_summary]
+    for end in prompts[1:]:
+        prefix = messages[:end]
+        usage = next((m.token_count for m in reversed(prefix) if m.token_count), None)
+        tokens = usage if usage is not None else sum(len(m.content) for m in prefix) // 4
+        yield dataclasses.replace(
+            session, messages=prefix, context_tokens=tokens, tokens_estimated=usage is None
+        )
+    yield session

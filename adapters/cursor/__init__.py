@@ -66,6 +66,7 @@ from driftguard.adapters.cursor._parse import (
     SHELL_TOOLS,
     TOOL_KINDS,
     build_session,
+    build_turns,
     decode_object,
     tool_kind,
 )
@@ -98,6 +99,8 @@ __all__ = [
     "Cursor",
     "CursorChat",
     "build_session",
+    "build_turns",
+    "composer_turns",
     "file_uri_to_path",
     "find_composer",
     "global_db_path",
@@ -176,6 +179,28 @@ def _header_ids(composer: dict[str, Any]) -> list[str]:
     ]
 
 
+def _load(db: Path, composer_id: str) -> tuple[dict[str, Any] | None, dict[str, str | bytes]]:
+    """The chat's decoded ``composerData`` (``None`` when it is no JSON object) and the
+    stored values of the bubble rows its headers name, in one read transaction (key
+    lookups, a few hundred per statement).
+
+    Raises:
+        SessionFormatError: ``db`` is missing or cannot be read (names the file).
+        SessionNotFoundError: ``db`` holds no chat ``composer_id``.
+    """
+    with StateDb(db) as store:
+        raw = store.get("cursorDiskKV", _composer_key(composer_id))
+        if raw is None:
+            raise SessionNotFoundError(f"no Cursor chat {composer_id} in {db}")
+        composer = decode_object(raw)
+        rows: dict[str, str | bytes] = {}
+        if composer is not None:
+            ids = _header_ids(composer)
+            found = store.get_many(_bubble_key(composer_id, b) for b in ids)
+            rows = {b: found[k] for b in ids if (k := _bubble_key(composer_id, b)) in found}
+    return composer, rows
+
+
 def parse_composer(db: Path, composer_id: str, *, cwd: str | None = None) -> Session:
     """Read one chat from a global ``state.vscdb`` into a :class:`Session` (``README.md``).
 
@@ -192,21 +217,28 @@ def parse_composer(db: Path, composer_id: str, *, cwd: str | None = None) -> Ses
         SessionFormatError: ``db`` is missing or cannot be read (names the file).
         SessionNotFoundError: ``db`` holds no chat ``composer_id``.
     """
-    with StateDb(db) as store:
-        raw = store.get("cursorDiskKV", _composer_key(composer_id))
-        if raw is None:
-            raise SessionNotFoundError(f"no Cursor chat {composer_id} in {db}")
-        composer = decode_object(raw)
-        rows: dict[str, str | bytes] = {}
-        if composer is not None:
-            ids = _header_ids(composer)
-            found = store.get_many(_bubble_key(composer_id, b) for b in ids)
-            rows = {b: found[k] for b in ids if (k := _bubble_key(composer_id, b)) in found}
+    composer, rows = _load(db, composer_id)
     locator = session_locator(db, composer_id)
     if composer is None:
         # Malformed chat JSON: skipped and counted, never fatal.
         return build_session(composer_id, {}, {}, path=locator, cwd=cwd, skipped=1)
     return build_session(composer_id, composer, rows, path=locator, cwd=cwd)
+
+
+def composer_turns(db: Path, composer_id: str, *, cwd: str | None = None) -> Iterator[Session]:
+    """The chat as it stood at the end of each turn, then :func:`parse_composer`'s result
+    (:func:`build_turns`; read as :func:`parse_composer` reads it).
+
+    Raises:
+        SessionFormatError: ``db`` is missing or cannot be read (names the file).
+        SessionNotFoundError: ``db`` holds no chat ``composer_id``.
+    """
+    composer, rows = _load(db, composer_id)
+    locator = session_locator(db, composer_id)
+    if composer is None:
+        yield build_session(composer_id, {}, {}, path=locator, cwd=cwd, skipped=1)
+        return
+    yield from build_turns(composer_id, composer, rows, path=locator, cwd=cwd)
 
 
 def read_chat(chat: CursorChat) -> Session:
@@ -383,12 +415,25 @@ class Cursor(Adapter):
         return name in (GLOBAL_DB.name, GLOBAL_DB.name + "-wal")
 
     def parse(self, path: Path) -> Session:
+        return parse_composer(*self._split(path))
+
+    def turn_states(self, path: Path) -> Iterator[Session]:
+        """Each turn as it stood (:func:`composer_turns`): the database keeps every
+        bubble, those a summary replaced included."""
+        return composer_turns(*self._split(path))
+
+    def _split(self, path: Path) -> tuple[Path, str]:
+        """The database and composer id ``path`` names.
+
+        Raises:
+            SessionFormatError: ``path`` is no locator of a Cursor chat.
+        """
         split = split_locator(str(path)) if self.owns_locator(path) else None
         if split is None:
             raise SessionFormatError(
                 f"{path} names no Cursor chat (expected <state.vscdb>#<composer id>)"
             )
-        return parse_composer(*split)
+        return split
 
     def store_files(self, path: Path) -> tuple[Path, ...]:
         split = split_locator(str(path))

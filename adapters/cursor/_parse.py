@@ -41,6 +41,8 @@ field read and where each is documented. In short (design §4, §5.1, §5.3):
   that of the latest user bubble (Cursor records the selection on the prompt, Codess), else
   the composer's ``modelConfig.modelName``; ``Session.model`` is the latest one. Names are
   kept as written (``"default"`` is Cursor's Auto).
+- **Turns** (:func:`build_turns`): the chat of the bubbles before each typed prompt's,
+  with the summaries they carry; the composer's own fields count for the chat now only.
 - **Skipped** (``skipped_lines``): a header that is not an object with a ``bubbleId``, a
   bubble row that is not a JSON object (or nested deeper than
   ``_common.MAX_JSON_DEPTH``), a header whose bubble is neither stored nor inline (Cursor
@@ -50,7 +52,7 @@ field read and where each is documented. In short (design §4, §5.1, §5.3):
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -73,6 +75,7 @@ __all__ = [
     "SHELL_TOOLS",
     "TOOL_KINDS",
     "build_session",
+    "build_turns",
     "decode_object",
     "tool_kind",
 ]
@@ -423,6 +426,51 @@ def _remembered_from(items: list[_Item], summary: _Summary) -> int | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class _Chat:
+    """A chat's bubbles read in order, before any summary is applied.
+
+    ``models[i]`` is the model selected when ``items[i]`` was written (the latest user
+    bubble's selection so far, else the composer's); ``workspace_uri`` the first user
+    bubble's first ``workspaceUris`` entry.
+    """
+
+    items: tuple[_Item, ...]
+    models: tuple[str | None, ...]
+    default_model: str | None
+    workspace_uri: str | None
+    skipped: int
+
+
+def _read_chat(composer: Mapping[str, Any], rows: Mapping[str, str | bytes], skipped: int) -> _Chat:
+    pairs, skipped_pairs = _ordered_bubbles(composer, rows)
+    skipped += skipped_pairs
+    default = _model_name(composer.get("modelConfig"))
+    model = default
+    items: list[_Item] = []
+    models: list[str | None] = []
+    seen: set[tuple[object, str]] = set()
+    workspace_uri: str | None = None
+    for bubble, header in pairs:
+        kind = bubble.get("type", header.get("type"))
+        if kind not in (USER, ASSISTANT) or isinstance(kind, bool):
+            skipped += 1
+            continue
+        server_id = bubble.get("serverBubbleId", header.get("serverBubbleId"))
+        if isinstance(server_id, str) and server_id:
+            if (kind, server_id) in seen:
+                continue  # the same message stored under a second bubble id (Codess)
+            seen.add((kind, server_id))
+        if kind == USER:
+            model = _model_name(bubble.get("modelInfo")) or model
+            uris = bubble.get("workspaceUris")
+            if workspace_uri is None and isinstance(uris, list) and uris:
+                workspace_uri = uris[0] if isinstance(uris[0], str) else None
+        items.append(_bubble_item(bubble, header, len(items), model))
+        models.append(model)
+    return _Chat(tuple(items), tuple(models), default, workspace_uri, skipped)
+
+
 def build_session(
     composer_id: str,
     composer: Mapping[str, Any],
@@ -446,38 +494,58 @@ def build_session(
             bubble (a ``file:`` URI), else ``None``.
         skipped: records already skipped by the caller (added to ``skipped_lines``).
     """
-    pairs, skipped_pairs = _ordered_bubbles(composer, rows)
-    skipped += skipped_pairs
-    model = _model_name(composer.get("modelConfig"))
-    items: list[_Item] = []
-    seen: set[tuple[object, str]] = set()
-    first_request: int | None = None
-    workspace_uri: str | None = None
-    for bubble, header in pairs:
-        kind = bubble.get("type", header.get("type"))
-        if kind not in (USER, ASSISTANT) or isinstance(kind, bool):
-            skipped += 1
-            continue
-        server_id = bubble.get("serverBubbleId", header.get("serverBubbleId"))
-        if isinstance(server_id, str) and server_id:
-            if (kind, server_id) in seen:
-                continue  # the same message stored under a second bubble id (Codess)
-            seen.add((kind, server_id))
-        if kind == USER:
-            model = _model_name(bubble.get("modelInfo")) or model
-            uris = bubble.get("workspaceUris")
-            if workspace_uri is None and isinstance(uris, list) and uris:
-                workspace_uri = uris[0] if isinstance(uris[0], str) else None
-        item = _bubble_item(bubble, header, len(items), model)
-        if first_request is None and item.input_tokens:
-            first_request = item.input_tokens
-        items.append(item)
+    chat = _read_chat(composer, rows, skipped)
+    return _session(chat, composer_id, composer, path=path, cwd=cwd, upto=None)
 
+
+def build_turns(
+    composer_id: str,
+    composer: Mapping[str, Any],
+    rows: Mapping[str, str | bytes],
+    *,
+    path: str,
+    cwd: str | None = None,
+    skipped: int = 0,
+) -> Iterator[Session]:
+    """The chat as it stood at the end of each turn, oldest first, then
+    :func:`build_session`'s result (arguments as there).
+
+    A turn runs from a prompt the person typed (a user bubble with text) to the next; its
+    end is the chat of the bubbles before the next prompt's. The database keeps every
+    bubble, so a turn before a summary is seen as it was then: the summaries its bubbles
+    carry so far, the context its latest bubbles report. The composer's own fields (its
+    context meter, its latest summary) describe the chat now and count in the last
+    snapshot only.
+    """
+    chat = _read_chat(composer, rows, skipped)
+    prompts = [
+        index
+        for index, item in enumerate(chat.items)
+        if any(m.role == "user" for m in item.messages)
+    ]
+    for upto in prompts[1:]:
+        yield _session(chat, composer_id, composer, path=path, cwd=cwd, upto=upto)
+    yield _session(chat, composer_id, composer, path=path, cwd=cwd, upto=None)
+
+
+def _session(
+    chat: _Chat,
+    composer_id: str,
+    composer: Mapping[str, Any],
+    *,
+    path: str,
+    cwd: str | None,
+    upto: int | None,
+) -> Session:
+    """The session of ``chat``'s bubbles before ``upto`` (all of them and the composer's
+    own fields when ``None``; :func:`build_turns`)."""
+    now = upto is None
+    items = list(chat.items if upto is None else chat.items[:upto])
     summaries: dict[str, _Summary] = {}
     for item in items:
         if item.summary is not None:
             summaries.setdefault(item.summary.key, item.summary)
-    latest = _composer_summary(composer)
+    latest = _composer_summary(composer) if now else None
     if latest is not None:
         summaries.setdefault(latest.key, latest)
     cut, last = 0, None
@@ -495,9 +563,11 @@ def build_session(
     remembered = items[cut:]
     messages = [summary_message] if summary_message is not None else []
     messages.extend(m for item in remembered for m in item.messages)
-    context = _positive(_nested(composer, "promptTokenBreakdown", "totalUsedTokens")) or (
-        _positive(composer.get("contextTokensUsed"))
-    )
+    context = None
+    if now:
+        context = _positive(_nested(composer, "promptTokenBreakdown", "totalUsedTokens")) or (
+            _positive(composer.get("contextTokensUsed"))
+        )
     for item in reversed(remembered):
         context = context or item.input_tokens or item.status_tokens
     window = next((item.status_limit for item in reversed(items) if item.status_limit), None)
@@ -505,12 +575,14 @@ def build_session(
     if cwd is None:
         named = _nested(composer, "workspaceIdentifier", "uri", "fsPath")
         cwd = named if isinstance(named, str) and named else None
-    if cwd is None and workspace_uri is not None:
-        cwd = file_uri_to_path(workspace_uri)
+    if cwd is None and chat.workspace_uri is not None:
+        cwd = file_uri_to_path(chat.workspace_uri)
     ledger = _ledger(items, list(summaries.values()), cwd)
     last_model = next(
         (m.model for m in reversed(messages) if m.role == "assistant" and m.model), None
     )
+    model = chat.models[len(items) - 1] if items else chat.default_model
+    first_request = next((item.input_tokens for item in items if item.input_tokens), None)
     return Session(
         cli="cursor",
         path=path,
@@ -521,7 +593,7 @@ def build_session(
         context_window=window,
         tokens_estimated=context is None,
         compactions=len(summaries),
-        skipped_lines=skipped,
+        skipped_lines=chat.skipped,
         model=last_model or model,
         first_request_tokens=first_request,
         compaction_ledger=ledger,

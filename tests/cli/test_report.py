@@ -4,6 +4,7 @@ of a project's sessions. The page's own rendering in a browser: test_report_brow
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import os
@@ -14,6 +15,17 @@ from typing import Any
 
 import pytest
 from conftest import FIXTURES, corpus_file, write_claude_session, write_loop_session
+from cursor_home import CursorHome
+from ledger_sessions import (
+    PROMPT_1,
+    SESSION_ID,
+    Event,
+    cursor_bubbles,
+    story,
+    write_claude,
+    write_codex,
+    write_gemini,
+)
 
 from driftguard.adapters import parse_session, turn_snapshots
 from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
@@ -29,6 +41,7 @@ CLAUDE_ALPHA = (
 )
 COMPACTED_CLAUDE = "generated/claude/claude-long-26turns-compact.jsonl"
 COMPACTED_CODEX = "generated/codex/codex-long-24turns-compact.jsonl"
+COMPRESSED_GEMINI = "generated/gemini/gemini-long-24turns-compress.jsonl"
 
 
 def _page_data(page: str) -> dict[str, Any]:
@@ -93,6 +106,78 @@ def test_a_session_read_whole_is_charted_by_its_prefixes() -> None:
     assert snapshots[-1] == whole
     for earlier, later in itertools.pairwise(snapshots):
         assert later.messages[: len(earlier.messages)] == earlier.messages
+
+
+def _story_session(host: str, folder: Path, events: list[Event]) -> Path:
+    """The ledger story (tests/ledger_sessions.py) as ``host`` records it."""
+    if host == "claude_code":
+        return write_claude(folder / "projects" / "-home-dev-shop" / f"{SESSION_ID}.jsonl", events)
+    if host == "codex_cli":
+        return write_codex(folder, events)
+    if host == "gemini_cli":
+        return write_gemini(folder / "chats" / "session-2026-11-30T10-00-7e1d9c2a.jsonl", events)
+    home = CursorHome(folder / "Cursor" / "User")
+    home.add_chat("story-chat", cursor_bubbles(events))
+    return Path(f"{home.global_db}#story-chat")
+
+
+@pytest.mark.parametrize("host", ["claude_code", "codex_cli", "gemini_cli", "cursor"])
+def test_a_turn_runs_from_one_typed_prompt_to_the_next_on_every_host(
+    tmp_path: Path, host: str
+) -> None:
+    # Three typed prompts and two compactions; each compaction's summary is no prompt,
+    # nor is the first prompt that Codex and Gemini send again after it (replacement
+    # history, kept tail). Cursor's database keeps the bubbles its summaries replaced, so
+    # its turns before a summary are charted as they were then, like the others'.
+    events = [
+        dataclasses.replace(e, carried=(PROMPT_1,)) if e.kind == "compact" else e for e in story(2)
+    ]
+    path = _story_session(host, tmp_path, events)
+    snapshots = list(turn_snapshots(path))
+    assert len(snapshots) == 3
+    assert [s.compactions for s in snapshots] == [1, 2, 2]
+    assert [len(s.compaction_ledger) for s in snapshots] == [1, 2, 2]
+    assert snapshots[-1] == parse_session(path)
+    summary = session_timeline(path, project_for=lambda _: None, store=HistoryStore(tmp_path / "h"))
+    assert len(summary.timeline.points) == 3
+
+
+FIXTURE_PROMPTS = {
+    "11111111-aaaa-4aaa-8aaa-000000000001.jsonl": 2,  # Claude Code, project alpha
+    "33333333-bbbb-4bbb-8bbb-000000000003.jsonl": 1,  # Claude Code, project beta
+    "session-2026-11-30T10-00-5a1b2c3d.jsonl": 2,  # Gemini CLI
+    "rollout-2026-11-30T11-00-00-0199aaaa-bbbb-7ccc-8ddd-000000000004.jsonl": 1,  # Codex
+    "rollout-2026-11-29T08-00-00-0199bbbb-cccc-7ddd-8eee-000000000005.jsonl": 1,  # Codex
+}
+"""Typed prompts of each fixture-tree session (by file name), established by reading its
+records (not counted: Claude's compaction summary and ``/cost`` meta line, Gemini's
+``<session_context>``, Codex's ``<environment_context>``)."""
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURE_PROMPTS))
+def test_a_fixture_session_has_a_turn_per_typed_prompt(name: str) -> None:
+    (path,) = (p for p in FIXTURES.rglob(name) if "setup" not in p.parts)
+    assert len(list(turn_snapshots(path))) == FIXTURE_PROMPTS[name]
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [
+        COMPACTED_CLAUDE,
+        COMPACTED_CODEX,
+        COMPRESSED_GEMINI,
+        "generated/claude/claude-ping-1turn.jsonl",
+        "generated/codex/codex-ping-1turn.jsonl",
+        "generated/gemini/gemini-ping-1turn.jsonl",
+    ],
+)
+def test_a_generated_corpus_session_has_a_turn_per_prompt_its_harness_typed(relative: str) -> None:
+    # The harness that ran the real CLIs wrote down each prompt it gave (<name>.turns.json;
+    # Gemini's was 24 `gemini -p … --resume` runs). A slash command is no prompt.
+    path = corpus_file(relative)
+    harness = json.loads(path.with_name(path.name.replace(".jsonl", ".turns.json")).read_text())
+    typed = [t for t in harness["turns"] if not t["prompt"].startswith("/")]
+    assert len(list(turn_snapshots(path))) == len(typed)
 
 
 def test_the_last_point_of_the_series_is_the_score_driftguard_score_gives(tmp_path: Path) -> None:
