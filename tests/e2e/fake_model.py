@@ -15,21 +15,36 @@ pinned CLIs use (``shared/docs/real-clis.md``), chosen by request path:
 
 What to answer is decided from the request itself, never from state kept per CLI:
 
-1. a request without tools is a side call (Claude's title, Gemini's router, a compaction):
-   it gets JSON built from the requested schema, a summary when the text asks for one
-   (compaction hints), else a short text;
-2. otherwise the **plan** decides. The plan is either a sequence of :class:`Reply` — entry
+1. a compaction request (its last user text asks for a summary: :data:`COMPACTION_HINTS`)
+   gets a summary in the form the CLI's real model writes: ``<state_snapshot>…`` for
+   Gemini CLI (what driftguard keys a Gemini compaction on), ``<summary>…`` for the
+   others. The summary says how many prompts it covers (:data:`SUMMARISED`), so that the
+   requests after the compaction still know which scripted turn they are on;
+2. another request without tools is a side call (Claude's title, Gemini's router): it gets
+   JSON built from the requested schema, a summary when the text asks for one, else a
+   short text;
+3. otherwise the **plan** decides. The plan is either a sequence of :class:`Reply` — entry
    ``n-1`` for the ``n``-th user prompt of the conversation (a ``--resume`` sends the whole
-   history, so the count carries over) — or a callable ``ModelRequest -> Reply | None``.
+   history, so the count carries over; after a compaction the count is the summary's plus
+   the prompts after it) — or a callable ``ModelRequest -> Reply | None``.
    A tool call in a plan names the tool by the **suffix** of its name (``"get_drift"``
    matches ``mcp__driftguard__get_drift``, ``mcp_driftguard_get_drift`` and Codex's
    ``mcp__driftguard`` namespace + ``get_drift``). It is made once per turn: when the
    current turn already holds a call of that tool, the fake answers the tool result with
-   text quoting it. When the tool is not declared but Claude Code's ``WaitForMcpServers``
-   is, that is called first; when neither is, the reply is a text naming the missing tool,
-   so a test fails with the tool list in view;
-3. with no plan entry, a tool result is answered with a text quoting it, and a prompt with
+   text quoting it, unless the reply says ``repeat`` (a model stuck in a loop: the CLI's
+   own loop detection has to stop it). When the tool is not declared but Claude Code's
+   ``WaitForMcpServers`` is, that is called first; when neither is, the reply is a text
+   naming the missing tool, so a test fails with the tool list in view;
+4. with no plan entry, a tool result is answered with a text quoting it, and a prompt with
    ``"Reply <n> to: <prompt>"``.
+
+A user prompt is what the person typed: the CLIs' context blocks, reminders and tool
+results are not prompts, nor is a compaction's summary (Claude Code's "This session is
+being continued…", Codex's "Another language model started…", Gemini's
+``<state_snapshot>``), nor a turn a CLI sends on its own (Gemini's loop-recovery and
+"Please continue." turns). Gemini CLI puts a SessionStart hook's context in front of the
+prompt in the same text (``<hook_context>…</hook_context>\n\n<prompt>``): the prompt is
+what follows it.
 
 Reported input tokens are the reply's ``input_tokens`` when the plan scripts them, else the
 request body's size in bytes // 4. Every request is logged (:attr:`FakeModel.requests`):
@@ -43,6 +58,7 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
+import re
 import threading
 import time
 import zlib
@@ -71,6 +87,26 @@ COMPACTION_HINTS = (
 )
 """Lower-cased phrases of the three CLIs' compaction prompts (real-clis.md)."""
 
+SUMMARISED = "[fake model: {} prompts summarised]"
+"""What a summary by this fake says of the prompts it covers (with their number)."""
+_SUMMARISED = re.compile(r"\[fake model: (\d+) prompts summarised\]")
+
+HOST_SUMMARIES = (
+    "This session is being continued from a previous conversation",
+    "Another language model started to solve this problem",
+    "<state_snapshot>",
+)
+"""How the message that holds a compaction's summary starts in the history a CLI sends
+afterwards: Claude Code's, Codex's (real-clis.md), Gemini CLI's (19-seams §2.6)."""
+
+CLI_TURNS = ("System: Potential loop detected.", "System: Please continue.", "Please continue.")
+"""User turns Gemini CLI sends on its own (``GeminiClient._recoverFromLoop``, its stream
+retry and its next-speaker check; 19-seams §2.7): the same scripted turn goes on."""
+
+_HOOK_CONTEXT = re.compile(r"\A(?:\s*<hook_context>.*?</hook_context>)+\s*", re.DOTALL)
+"""Gemini CLI's SessionStart context in front of the prompt, in the same text (19-seams
+§2.4: ``<hook_context>…</hook_context>\\n\\n<prompt>``)."""
+
 WAIT_FOR_MCP = "WaitForMcpServers"
 """The tool Claude Code declares alone while MCP servers still connect in the background."""
 
@@ -93,6 +129,8 @@ class Reply:
     tool: str | None = None
     args: Mapping[str, Any] = field(default_factory=dict)
     input_tokens: int | None = None
+    repeat: bool = False
+    """Call the tool even when the current turn already holds a call of it."""
 
 
 def say(text: str, *, input_tokens: int | None = None) -> Reply:
@@ -101,10 +139,15 @@ def say(text: str, *, input_tokens: int | None = None) -> Reply:
 
 
 def call_tool(
-    suffix: str, args: Mapping[str, Any] | None = None, *, input_tokens: int | None = None
+    suffix: str,
+    args: Mapping[str, Any] | None = None,
+    *,
+    input_tokens: int | None = None,
+    repeat: bool = False,
 ) -> Reply:
-    """A call of the declared tool whose name ends in ``suffix``, with ``args``."""
-    return Reply(tool=suffix, args=dict(args or {}), input_tokens=input_tokens)
+    """A call of the declared tool whose name ends in ``suffix``, with ``args``; with
+    ``repeat``, on every request of the turn (a model stuck in a loop)."""
+    return Reply(tool=suffix, args=dict(args or {}), input_tokens=input_tokens, repeat=repeat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +163,13 @@ class ModelRequest:
     """One model request, reduced to what a plan decides on.
 
     ``user_turn`` is 1-based: the number of real user prompts in the conversation so far
-    (context preambles, system reminders and tool results are not prompts). ``turn_calls``
-    are the tool calls made since the latest prompt; ``tool_result`` is the text of the
-    tool result the request ends with, if it ends with one.
+    (module docstring: context preambles, system reminders, tool results, compaction
+    summaries and a CLI's own turns are not prompts; a summary by this fake counts the
+    prompts it covers). ``user_text`` is the latest prompt, a hook context in front of it
+    left out. ``turn_calls`` are the tool calls made since the latest prompt (or
+    summary); ``tool_result`` is the text of the tool result the request ends with, if it
+    ends with one. ``compacting``: the request asks for a compaction summary (its last
+    user text holds a :data:`COMPACTION_HINTS` phrase).
     """
 
     api: Api
@@ -135,6 +182,7 @@ class ModelRequest:
     turn_calls: tuple[ToolUse, ...]
     tool_result: str | None
     json_schema: Mapping[str, Any] | None
+    compacting: bool = False
 
     def find_tool(self, suffix: str) -> str | None:
         """The declared tool whose name ends in ``suffix`` (exact name first)."""
@@ -194,6 +242,49 @@ def _is_preamble(text: str) -> bool:
     )
 
 
+Event = tuple[str, Any]
+"""One thing in a conversation: ``("prompt", text)``, ``("summary", prompts | None)``,
+``("compact", text)``, ``("cli", text)``, ``("call", ToolUse)`` or ``("result", text)``."""
+
+
+def _user_text_event(text: str) -> Event | None:
+    """What one user text is (module docstring), or ``None`` for a preamble."""
+    summarised = _SUMMARISED.search(text)
+    if summarised is not None:
+        return ("summary", int(summarised.group(1)))
+    stripped = _HOOK_CONTEXT.sub("", text, count=1).strip()
+    if stripped.startswith(HOST_SUMMARIES):
+        return ("summary", None)
+    if _is_preamble(stripped):
+        return None
+    if stripped.startswith(CLI_TURNS[:2]) or stripped == CLI_TURNS[2]:
+        return ("cli", stripped)
+    if any(hint in stripped.lower() for hint in COMPACTION_HINTS):
+        return ("compact", stripped)
+    return ("prompt", stripped)
+
+
+def _user_events(texts: Sequence[str]) -> list[Event]:
+    """What one user message of text parts holds, in order: its prompt parts joined into
+    one prompt, and the summary, compaction request or CLI turn among them (Claude Code
+    appends its compaction request to the last prompt's message)."""
+    events: list[Event] = []
+    prompts: list[str] = []
+    for event in map(_user_text_event, texts):
+        if event is None:
+            continue
+        if event[0] == "prompt":
+            prompts.append(event[1])
+            continue
+        if prompts:
+            events.append(("prompt", "\n".join(prompts)))
+            prompts = []
+        events.append(event)
+    if prompts:
+        events.append(("prompt", "\n".join(prompts)))
+    return events
+
+
 def _json_schema(body: Mapping[str, Any], api: Api) -> Mapping[str, Any] | None:
     if api == "anthropic":
         fmt = (body.get("output_config") or {}).get("format") or {}
@@ -207,9 +298,9 @@ def _json_schema(body: Mapping[str, Any], api: Api) -> Mapping[str, Any] | None:
     return schema if isinstance(schema, dict) else None
 
 
-def _anthropic(body: Mapping[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, Any]]]:
+def _anthropic(body: Mapping[str, Any]) -> tuple[tuple[str, ...], list[Event]]:
     tools = tuple(t["name"] for t in body.get("tools") or [] if isinstance(t, dict) and "name" in t)
-    events: list[tuple[str, Any]] = []
+    events: list[Event] = []
     for message in body.get("messages") or []:
         role, content = message.get("role"), message.get("content")
         if role == "system":  # the mid-conversation-system beta (real-clis.md §1 pitfalls)
@@ -219,18 +310,17 @@ def _anthropic(body: Mapping[str, Any]) -> tuple[tuple[str, ...], list[tuple[str
             b for b in blocks or [] if isinstance(b, dict) and b.get("type") == "tool_result"
         ]
         if role == "user":
+            texts = [
+                str(b.get("text", ""))
+                for b in blocks or []
+                if isinstance(b, dict) and b.get("type") == "text"
+            ]
             if results:
                 events.append(("result", _text_of(results[-1].get("content"))))
+                # beside results, text is the CLI's: only a compaction request counts
+                events += [e for e in _user_events(texts) if e[0] == "compact"]
             else:
-                texts = [
-                    b.get("text", "")
-                    for b in blocks or []
-                    if isinstance(b, dict)
-                    and b.get("type") == "text"
-                    and not _is_preamble(b.get("text", ""))
-                ]
-                if texts:
-                    events.append(("prompt", "\n".join(texts)))
+                events += _user_events(texts)
         elif role == "assistant":
             for block in blocks or []:
                 if isinstance(block, dict) and block.get("type") == "tool_use":
@@ -240,14 +330,14 @@ def _anthropic(body: Mapping[str, Any]) -> tuple[tuple[str, ...], list[tuple[str
     return tools, events
 
 
-def _gemini(body: Mapping[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, Any]]]:
+def _gemini(body: Mapping[str, Any]) -> tuple[tuple[str, ...], list[Event]]:
     tools = tuple(
         decl["name"]
         for group in body.get("tools") or []
         for decl in (group.get("functionDeclarations") or [])
         if isinstance(decl, dict) and "name" in decl
     )
-    events: list[tuple[str, Any]] = []
+    events: list[Event] = []
     for content in body.get("contents") or []:
         parts = [p for p in content.get("parts") or [] if isinstance(p, dict)]
         if content.get("role") == "user":
@@ -256,9 +346,7 @@ def _gemini(body: Mapping[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, A
                 response = responses[-1].get("response")
                 events.append(("result", json.dumps(response, ensure_ascii=False)))
                 continue
-            texts = [p["text"] for p in parts if "text" in p and not _is_preamble(p["text"])]
-            if texts:
-                events.append(("prompt", "\n".join(texts)))
+            events += _user_events([str(p["text"]) for p in parts if "text" in p])
         else:
             for part in parts:
                 if "functionCall" in part:
@@ -283,9 +371,9 @@ def _openai_tools(body: Mapping[str, Any]) -> dict[str, tuple[str | None, str]]:
     return tools
 
 
-def _openai(body: Mapping[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, Any]]]:
+def _openai(body: Mapping[str, Any]) -> tuple[tuple[str, ...], list[Event]]:
     tools = tuple(_openai_tools(body))
-    events: list[tuple[str, Any]] = []
+    events: list[Event] = []
     items = body.get("input")
     if isinstance(items, str):
         items = [{"type": "message", "role": "user", "content": items}]
@@ -294,9 +382,7 @@ def _openai(body: Mapping[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, A
             continue
         kind = item.get("type", "message")
         if kind == "message" and item.get("role") == "user":
-            text = _text_of(item.get("content"))
-            if not _is_preamble(text):
-                events.append(("prompt", text))
+            events += _user_events([_text_of(item.get("content"))])
         elif kind == "function_call":
             space = item.get("namespace")
             name = f"{space}__{item.get('name')}" if space else str(item.get("name", ""))
@@ -314,10 +400,19 @@ def parse_request(api: Api, path: str, body: Mapping[str, Any]) -> ModelRequest:
     """Reduce a model request body to a :class:`ModelRequest`."""
     parser = {"anthropic": _anthropic, "gemini": _gemini, "openai": _openai}[api]
     tools, events = parser(body)
-    prompts = [value for kind, value in events if kind == "prompt"]
-    last_prompt = max((i for i, (kind, _) in enumerate(events) if kind == "prompt"), default=-1)
-    current = events[last_prompt + 1 :]
+    prompts = 0
+    user_text = ""
+    start = 0  # where the current turn's events begin
+    for index, (kind, value) in enumerate(events):
+        if kind == "prompt":
+            prompts, user_text, start = prompts + 1, value, index + 1
+        elif kind == "summary":
+            # what came before it is covered by it (Codex puts the prompts it keeps there)
+            prompts = value if value is not None else prompts
+            start = index + 1
+    current = events[start:]
     calls = tuple(value for kind, value in current if kind == "call")
+    compacting = any(kind == "compact" for kind, _ in current)
     ends_with_result = bool(events) and events[-1][0] == "result"
     if api == "gemini":
         model = path.rsplit("/", 1)[-1].split(":", 1)[0]
@@ -329,11 +424,12 @@ def parse_request(api: Api, path: str, body: Mapping[str, Any]) -> ModelRequest:
         model=model,
         body=body,
         tool_names=tools,
-        user_turn=len(prompts),
-        user_text=prompts[-1] if prompts else "",
+        user_turn=prompts,
+        user_text=user_text,
         turn_calls=calls,
         tool_result=str(events[-1][1]) if ends_with_result else None,
         json_schema=_json_schema(body, api),
+        compacting=compacting,
     )
 
 
@@ -365,19 +461,28 @@ def _default_text(request: ModelRequest, number: int) -> str:
     return f"Reply {number} to: {request.user_text[:200]}"
 
 
+def _summary(request: ModelRequest, number: int) -> Reply:
+    """A compaction summary as the CLI's real model writes it, saying how many prompts it
+    covers."""
+    text = (
+        f"Fake summary of the conversation so far (reply {number}). "
+        f"{SUMMARISED.format(request.user_turn)}"
+    )
+    if request.api == "gemini":
+        return say(f"<state_snapshot>\n{text}\n</state_snapshot>")
+    return say(f"<summary>{text}</summary>")
+
+
 def decide(request: ModelRequest, plan: Plan | None, number: int) -> Reply:
     """What the fake answers to ``request`` (the module docstring gives the rules)."""
-    lowered = request.all_text.lower()
+    if request.compacting:
+        return _summary(request, number)
     if not request.tool_names:
         if request.json_schema is not None:
             return say(json.dumps(_value_for(request.json_schema)))
-        if any(hint in lowered for hint in COMPACTION_HINTS):
-            return say(
-                f"<summary>Fake summary of the conversation so far (reply {number}).</summary>"
-            )
+        if any(hint in request.all_text.lower() for hint in COMPACTION_HINTS):
+            return _summary(request, number)
         return say(f"Fake side answer {number}.")
-    if any(hint in request.user_text.lower() for hint in COMPACTION_HINTS):
-        return say(f"<summary>Fake summary of the conversation so far (reply {number}).</summary>")
     chosen: Reply | None
     if plan is None:
         chosen = None
@@ -395,7 +500,11 @@ def decide(request: ModelRequest, plan: Plan | None, number: int) -> Reply:
             else Reply(_default_text(request, number), None, {}, chosen.input_tokens)
         )
     name = request.find_tool(chosen.tool)
-    if name is not None and any(call.name == name for call in request.turn_calls):
+    if (
+        name is not None
+        and not chosen.repeat
+        and any(call.name == name for call in request.turn_calls)
+    ):
         return Reply(_default_text(request, number), None, {}, chosen.input_tokens)
     if name is None:
         wait = request.find_tool(WAIT_FOR_MCP)
@@ -408,7 +517,7 @@ def decide(request: ModelRequest, plan: Plan | None, number: int) -> Reply:
             {},
             chosen.input_tokens,
         )
-    return Reply(chosen.text, name, chosen.args, chosen.input_tokens)
+    return Reply(chosen.text, name, chosen.args, chosen.input_tokens, chosen.repeat)
 
 
 # ----------------------------------------------------------------------------- encoding

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fake_model import FakeModel, call_tool, say
+from fake_model import SUMMARISED, FakeModel, call_tool, parse_request, say
 
 
 @pytest.fixture
@@ -262,3 +262,171 @@ def test_stopped_server_refuses_connections() -> None:
 
     with pytest.raises(urllib.error.URLError):
         urllib.request.urlopen(f"{url}/", timeout=5)
+
+
+def _gemini_text(body: dict[str, Any], url: str) -> str:
+    """The text the fake streams back to a Gemini request."""
+    _, streamed = _post(url, body)
+    (_, chunk), *_ = _sse(streamed)
+    return str(chunk["candidates"][0]["content"]["parts"][0]["text"])
+
+
+def _gemini_user(*texts: str) -> dict[str, Any]:
+    return {"role": "user", "parts": [{"text": text} for text in texts]}
+
+
+def _gemini_model(text: str) -> dict[str, Any]:
+    return {"role": "model", "parts": [{"text": text}]}
+
+
+GEMINI_TOOLS = [{"functionDeclarations": [{"name": "run_shell_command"}]}]
+
+
+def test_gemini_compression_is_answered_with_a_state_snapshot_counting_the_prompts(
+    fake: FakeModel,
+) -> None:
+    # Gemini CLI 0.61.0's compression call (ChatCompressionService.compress): no tools, the
+    # history to compress, then its own request for a snapshot (19-seams §2.6)
+    body = {
+        "contents": [
+            _gemini_user("<session_context>\nThis is the Gemini CLI.\n</session_context>"),
+            _gemini_user("Turn 1: hello"),
+            _gemini_model("Reply 1"),
+            _gemini_user("Turn 2: more"),
+            _gemini_model("Reply 2"),
+            _gemini_user(
+                "Generate a new <state_snapshot> based on the provided history.\n\n"
+                "First, reason in your scratchpad. Then, generate the updated <state_snapshot>."
+            ),
+        ],
+        "systemInstruction": {"parts": [{"text": "You compress chats into a state_snapshot."}]},
+    }
+
+    _, answered = _post(f"{fake.url}/v1beta/models/flash:generateContent", body)
+
+    text = json.loads(answered)["candidates"][0]["content"]["parts"][0]["text"]
+    assert text.startswith("<state_snapshot>\n")
+    assert text.endswith("\n</state_snapshot>")
+    assert SUMMARISED.format(2) in text
+
+
+def test_other_hosts_compactions_are_answered_with_a_summary(fake: FakeModel) -> None:
+    # Claude Code 2.1.197 appends its compaction request to the last prompt's message
+    # (seen in the request bodies of a /compact run)
+    body = _claude_body(
+        _user("first"),
+        _assistant("one"),
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "second\n"},
+                {
+                    "type": "text",
+                    "text": "CRITICAL: Respond with TEXT ONLY. Your task is to "
+                    "create a detailed summary of the conversation so far.",
+                },
+            ],
+        },
+    )
+
+    _, text = _post(f"{fake.url}/v1/messages", body)
+
+    summary = _sse(text)[2][1]["delta"]["text"]
+    assert summary.startswith("<summary>")
+    assert SUMMARISED.format(2) in summary
+
+
+@pytest.mark.parametrize(
+    "history",
+    [
+        # Claude Code: the summary opens the history
+        [
+            {
+                "role": "user",
+                "content": "This session is being continued from a previous conversation that "
+                f"ran out of context.\n\nSummary:\nwork so far {SUMMARISED.format(2)}",
+            }
+        ],
+        # Codex: the prompts it keeps, then the summary
+        [
+            _user("first"),
+            _user("second"),
+            _user(
+                "Another language model started to solve this problem and produced a summary "
+                f"of its thinking process.\n<summary>so far {SUMMARISED.format(2)}</summary>"
+            ),
+        ],
+    ],
+    ids=["claude_code", "codex"],
+)
+def test_after_a_compaction_the_summary_is_no_prompt_and_counts_those_it_covers(
+    fake: FakeModel, history: list[dict[str, Any]]
+) -> None:
+    fake.set_plan([say("one"), say("two"), say("three: after the compaction")])
+
+    _, text = _post(f"{fake.url}/v1/messages", _claude_body(*history, _user("third")))
+
+    assert _sse(text)[2][1]["delta"]["text"] == "three: after the compaction"
+
+
+def test_after_a_gemini_compression_the_kept_tail_and_new_prompts_count_on(
+    fake: FakeModel,
+) -> None:
+    fake.set_plan([say("one"), say("two"), say("three"), say("four: after the compression")])
+    body = {
+        "contents": [
+            _gemini_user("<session_context>\nThis is the Gemini CLI.\n</session_context>"),
+            _gemini_user(f"<state_snapshot>\nso far {SUMMARISED.format(2)}\n</state_snapshot>"),
+            _gemini_model("Got it. Thanks for the additional context!"),
+            _gemini_user("Turn 3: kept"),  # the kept tail: not in what was summarised
+            _gemini_model("three"),
+            _gemini_user("Turn 4: new"),
+        ],
+        "tools": GEMINI_TOOLS,
+    }
+
+    text = _gemini_text(body, f"{fake.url}/v1beta/models/flash:streamGenerateContent?alt=sse")
+
+    assert text == "four: after the compression"
+
+
+def test_a_gemini_prompt_behind_a_hook_context_is_the_users_prompt(fake: FakeModel) -> None:
+    # a SessionStart context in front of the prompt, a BeforeAgent context as its own part
+    # (19-seams §2.4)
+    body = {
+        "contents": [
+            _gemini_user("<session_context>\nThis is the Gemini CLI.\n</session_context>"),
+            _gemini_user(
+                "<hook_context>started</hook_context>\n\nTurn 1: hello there",
+                "<hook_context>per prompt</hook_context>",
+            ),
+        ],
+        "tools": GEMINI_TOOLS,
+    }
+
+    text = _gemini_text(body, f"{fake.url}/v1beta/models/flash:streamGenerateContent?alt=sse")
+
+    assert text.endswith("to: Turn 1: hello there")
+    assert parse_request("gemini", "/m:streamGenerateContent", body).user_turn == 1
+
+
+def test_a_repeated_call_goes_on_through_gemini_loop_recovery_turn(fake: FakeModel) -> None:
+    fake.set_plan([call_tool("run_shell_command", {"command": "npm test"}, repeat=True)])
+    call = {"functionCall": {"name": "run_shell_command", "args": {"command": "npm test"}}}
+    result = {"functionResponse": {"name": "run_shell_command", "response": {"output": "x"}}}
+    history = [_gemini_user("Turn 1: run the tests")]
+    for _ in range(4):
+        history += [{"role": "model", "parts": [call]}, {"role": "user", "parts": [result]}]
+    # the CLI's own turn after its loop detector fired (GeminiClient._recoverFromLoop)
+    history.append(_gemini_user("System: Potential loop detected. Details: Repeated tool call."))
+    body = {"contents": history, "tools": GEMINI_TOOLS}
+    url = f"{fake.url}/v1beta/models/flash:streamGenerateContent?alt=sse"
+
+    _, streamed = _post(url, body)
+
+    (_, chunk), *_ = _sse(streamed)
+    assert chunk["candidates"][0]["content"]["parts"][0] == {
+        "functionCall": {"name": "run_shell_command", "args": {"command": "npm test"}}
+    }
+    request = parse_request("gemini", url, body)
+    assert (request.user_turn, len(request.turn_calls)) == (1, 4)
