@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPUS, corpus_file
+from conftest import CORPUS, FIXTURES, corpus_file
 
 from driftguard.adapters import detect_cli, gemini_cli, turn_snapshots
 from driftguard.adapters._common import estimate_tokens, iter_lines, open_session_file
@@ -168,6 +168,38 @@ def test_legacy_json_corpus_file_yields_its_prompt_reply_and_tool_traffic() -> N
     assert not any(m.is_error for m in tools)
     # The carriers hold their record's input tokens (11894 and 20960 in the raw file).
     assert [m.token_count for m in tools if m.tool_calls] == [11894, 20960]
+
+
+REAL_061 = (
+    FIXTURES / "gemini/real-0.61/.gemini/tmp/proj/chats/session-2026-12-03T23-25-a578357c.jsonl"
+)
+"""Gemini CLI 0.61.0's own file of five prompts, the last running ``npm test`` until its
+loop detector stopped it (tests/fixtures/README.md)."""
+
+
+def test_a_real_061_file_has_its_typed_prompts_and_its_failed_commands_are_errors() -> None:
+    # Established by reading the 74 raw lines: 5 typed prompts, a --resume (metadata line
+    # and $set.messages rewrites) before each of the last four; run_shell_command results
+    # with `status: "success"`: `ls -la` (no Exit Code line), `ls /nonexistent`
+    # (Exit Code: 2), then `npm test` four times (Exit Code: 254); the loop detector's
+    # "System: Potential loop detected…" user record after the fourth, which the final
+    # $set.messages rewrite leaves out again.
+    parser = fed(REAL_061)
+    session = parser.session()
+    assert parser.prompts == 5
+    assert texts_of(session, "user") == [
+        "What is in this folder?",
+        "Write a README.md that says this is a tiny Node project.",
+        "Sum up what you have done so far.",
+        "Is the data folder /nonexistent there?",
+        "Run the tests.",
+    ]
+    results = [m for m in session.messages if m.role == "tool" and not m.tool_calls]
+    calls = [c.command or c.name for m in session.messages for c in m.tool_calls]
+    assert calls == ["ls -la", "write_file", "ls /nonexistent", *["npm test"] * 4]
+    assert [m.is_error for m in results] == [False, False, True, True, True, True, True]
+    assert "Exit Code: 254" in results[-1].content
+    assert (session.compactions, session.skipped_lines) == (0, 0)
 
 
 def test_jsonl_corpus_file_drops_init_prompt_continuation_and_info_notices() -> None:
