@@ -27,8 +27,10 @@ from e2e_hosts import (
     register_gemini,
     run_cli,
 )
-from fake_model import FakeModel, call_tool, parse_request, say
+from fake_model import SUMMARISED, FakeModel, call_tool, parse_request, say
 
+from driftguard.adapters import parse_session, turn_snapshots
+from driftguard.cli import main
 from driftguard.sessions.pointers import write_pointer
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
@@ -374,6 +376,127 @@ def test_gemini_cli_session_calls_get_drift_about_its_own_session_file(
     assert re.search(r"^Score: \d+/100 \((fresh|warming|drifting|polluted)\) · ", text, re.M)
     assert "\nGoal: none, so goal distance is left out; pass goal=" in text
     assert '"weights"' not in text
+
+
+def _gemini_run(
+    gemini: Path, prompt: str, project: Path, env: dict[str, str], *extra: str | Path
+) -> dict[str, Any]:
+    """One ``gemini -p`` run that must succeed; its JSON output."""
+    run = run_cli([gemini, "-p", prompt, "-o", "json", *extra], cwd=project, env=env)
+    assert run.returncode == 0, run.describe()
+    result = run.json()
+    assert isinstance(result, dict)
+    return result
+
+
+def _gemini_conversation(home: Path, session_id: str) -> Path:
+    files = _gemini_session_files(home, session_id)
+    assert files
+    return max(files, key=lambda path: path.stat().st_size)  # a resume writes a stub too
+
+
+def test_gemini_cli_records_a_failing_shell_command_as_success_and_driftguard_as_failed(
+    real_cli: RealCli,
+    fake_model: FakeModel,
+    isolated_home: Path,
+    host_project: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    gemini = real_cli("gemini")
+    register_gemini(isolated_home, driftguard_command(), _driftguard_env(), host_project)
+    policy = tmp_path / "shell-policy.toml"
+    policy.write_text(
+        '[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 200\n',
+        encoding="utf-8",
+    )
+    # a plain turn (one prompt and its tool calls are not enough to score), then a model
+    # that runs the same failing command until the CLI stops it
+    fake_model.set_plan(
+        [
+            say("The data folder is meant to be /nonexistent."),
+            call_tool("run_shell_command", {"command": "ls /nonexistent"}, repeat=True),
+        ]
+    )
+    env = host_env(isolated_home, fake_model.url)
+    first = _gemini_run(gemini, "Where is the data folder?", host_project, env)
+    session_id = first["session_id"]
+
+    result = _gemini_run(
+        gemini, "List it.", host_project, env, "--policy", policy, "--resume", session_id
+    )
+
+    # Gemini CLI's loop detector (19-seams §2.7): four calls run, the fifth is refused, a
+    # recovery turn, the fake repeats itself, the run stops
+    assert result["warnings"] == ["Loop detected, stopping execution"]
+    conversation = _gemini_conversation(isolated_home, session_id)
+    calls = [
+        call
+        for record in read_jsonl(conversation)
+        if record.get("type") == "gemini"
+        for call in record.get("toolCalls") or []
+    ]
+    assert {call["status"] for call in calls} == {"success"}
+    assert all(
+        "\nExit Code: 2\nProcess Group PGID: "
+        in call["result"][0]["functionResponse"]["response"]["output"]
+        for call in calls
+    )
+    session = parse_session(conversation)
+    results = [m for m in session.messages if m.role == "tool" and not m.tool_calls]
+    assert [m.is_error for m in results] == [True] * 4
+    assert len(list(turn_snapshots(conversation))) == 2  # the recovery turn is the CLI's
+    assert main(["score", "--json", str(conversation)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["loop"]["description"] == "`ls /nonexistent` failed 4 times in a row"
+
+
+def test_gemini_cli_compression_of_the_fake_is_a_compaction_to_driftguard(
+    real_cli: RealCli, fake_model: FakeModel, isolated_home: Path, host_project: Path
+) -> None:
+    gemini = real_cli("gemini")
+    register_gemini(isolated_home, driftguard_command(), _driftguard_env(), host_project)
+    settings = isolated_home / ".gemini" / "settings.json"
+    config = json.loads(settings.read_text(encoding="utf-8"))
+    # 0.16 × 1,048,576 = 167,772 tokens: 185,000 reported on turn 5's tool call compresses
+    # the chat before its follow-up (19-seams §2.6)
+    config["model"] = {"compressionThreshold": 0.16}
+    settings.write_text(json.dumps(config), encoding="utf-8")
+    (host_project / "a.txt").write_text("x", encoding="utf-8")
+    plan = [
+        say(f"Answer {i}: " + " ".join(f"word{i}_{j}" for j in range(150)), input_tokens=20_000)
+        for i in range(1, 5)
+    ]
+    plan += [
+        call_tool("list_directory", {"dir_path": "."}, input_tokens=185_000),
+        say("Sixth answer.", input_tokens=30_000),
+    ]
+    fake_model.set_plan(plan)
+    env = host_env(isolated_home, fake_model.url)
+    session_id: str | None = None
+    for turn in range(1, 7):
+        resume = ("--resume", session_id) if session_id else ()
+        result = _gemini_run(
+            gemini, f"Turn {turn}: go on with step {turn}", host_project, env, *resume
+        )
+        session_id = session_id or result["session_id"]
+    assert session_id is not None
+
+    conversation = _gemini_conversation(isolated_home, session_id)
+    session = parse_session(conversation)
+    assert session.compactions == 1
+    summary = session.messages[0]
+    assert summary.is_summary
+    assert summary.content.startswith("<state_snapshot>")
+    # the fake knew after the compression which scripted turn it was on: the sixth reply
+    replies = [m.content for m in session.messages if m.role == "assistant"]
+    assert replies[-1] == "Sixth answer."
+    # how many prompts it covers is the CLI's split (it keeps the latest ~30 % as they were)
+    covered = re.search(re.escape(SUMMARISED).replace(r"\{\}", r"(\d+)"), summary.content)
+    assert covered is not None
+    assert 1 <= int(covered.group(1)) < 5
+    # compressed in turn 5, between its tool call and the follow-up
+    assert [s.compactions for s in turn_snapshots(conversation)] == [0, 0, 0, 0, 1, 1]
 
 
 @pytest.mark.parametrize(
