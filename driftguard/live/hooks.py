@@ -519,6 +519,9 @@ def user_prompt_submit(call: HookCall) -> str:
     if call.host == "gemini_cli":
         lines += _gemini_start(call)
     status = livecache.read_status(session_id)
+    if call.host == "gemini_cli" and _unscored_turn(call, status):
+        stop(call)
+        status = livecache.read_status(session_id)
     try:
         dropped = _compaction_at_prompt(call, status)
     except Exception as exc:  # noqa: BLE001 - the other notices must still be given
@@ -533,6 +536,18 @@ def user_prompt_submit(call: HookCall) -> str:
     return _context_output(
         call, _PROMPT_EVENT.get(call.host, "UserPromptSubmit"), "\n\n".join(lines)
     )
+
+
+def _unscored_turn(call: HookCall, status: livecache.LiveStatus | None) -> bool:
+    """Whether the last turn of a Gemini CLI session ended without its ``AfterAgent`` hook:
+    Gemini CLI 0.61 writes a prompt to the transcript only after ``BeforeAgent`` ran, so the
+    file is as the stop hook last scored it unless a turn ended without one — its loop
+    detector stops a turn so (a loop it stopped is exactly what the model should hear of),
+    as do an error and Ctrl-C. (A ``--resume`` rewrites the file too: scored again then.)"""
+    if status is None or call.transcript is None:
+        return False
+    size = _size(call.transcript)
+    return size >= 0 and size != status.transcript_size
 
 
 def _gemini_start(call: HookCall) -> list[str]:

@@ -461,27 +461,28 @@ def _default_text(request: ModelRequest, number: int) -> str:
     return f"Reply {number} to: {request.user_text[:200]}"
 
 
-def _summary(request: ModelRequest, number: int) -> Reply:
+def _summary(request: ModelRequest, number: int, note: str = "") -> Reply:
     """A compaction summary as the CLI's real model writes it, saying how many prompts it
-    covers."""
+    covers, with ``note`` (what a test wants the summary to keep) after its first line."""
     text = (
         f"Fake summary of the conversation so far (reply {number}). "
-        f"{SUMMARISED.format(request.user_turn)}"
+        f"{note + ' ' if note else ''}{SUMMARISED.format(request.user_turn)}"
     )
     if request.api == "gemini":
         return say(f"<state_snapshot>\n{text}\n</state_snapshot>")
     return say(f"<summary>{text}</summary>")
 
 
-def decide(request: ModelRequest, plan: Plan | None, number: int) -> Reply:
-    """What the fake answers to ``request`` (the module docstring gives the rules)."""
+def decide(request: ModelRequest, plan: Plan | None, number: int, note: str = "") -> Reply:
+    """What the fake answers to ``request`` (the module docstring gives the rules);
+    ``note``: what a compaction summary says besides (:attr:`FakeModel.summary_note`)."""
     if request.compacting:
-        return _summary(request, number)
+        return _summary(request, number, note)
     if not request.tool_names:
         if request.json_schema is not None:
             return say(json.dumps(_value_for(request.json_schema)))
         if any(hint in request.all_text.lower() for hint in COMPACTION_HINTS):
-            return _summary(request, number)
+            return _summary(request, number, note)
         return say(f"Fake side answer {number}.")
     chosen: Reply | None
     if plan is None:
@@ -808,6 +809,8 @@ class FakeModel:
 
     def __init__(self, plan: Plan | None = None) -> None:
         self._plan = plan
+        self.summary_note = ""
+        """What every compaction summary says besides its first line (a rule it keeps)."""
         self._lock = threading.Lock()
         self._requests: list[LoggedRequest] = []
         self._count = itertools.count(1)
@@ -891,7 +894,7 @@ class FakeModel:
             plan = self._plan
         try:
             request = parse_request(api, path, body)
-            reply = decide(request, plan, number)
+            reply = decide(request, plan, number, self.summary_note)
         except Exception as exc:  # noqa: BLE001 - a broken plan must show up in the log, not hang
             self.log(LoggedRequest("POST", path, headers, body, api, "text", f"error: {exc!r}"))
             return 500, f"fake model error: {exc!r}".encode(), "text/plain"

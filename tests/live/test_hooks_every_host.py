@@ -265,3 +265,20 @@ def test_the_loop_notice_tells_the_model_to_step_back_not_to_start_over(
     assert "Stop repeating the same call" in text
     assert "change the approach or ask the user" in text
     assert "fresh" not in text
+
+
+def test_geminis_prompt_hook_scores_a_turn_its_loop_detector_ended_without_a_stop_hook(
+    isolated_home: Path, project: Path
+) -> None:
+    chats = isolated_home / ".gemini" / "tmp" / "shop" / "chats"
+    path = chats / "session-2026-11-30T10-00-7e1d9c2a.jsonl"
+    start = [Event("prompt", "Make the tests pass."), Event("reply", "Looking.", tokens=9_000)]
+    transcript = write_gemini(path, start)
+    after = payload(transcript, project, "AfterAgent", prompt="go", prompt_response="Looking.")
+    hook("stop", after, host="gemini_cli")
+    failing = Event("shell", "npm test", output="npm error code ENOENT", failed=True)
+    looped = [*start, Event("prompt", "Run them."), *[failing] * 4]
+    write_gemini(path, looped)  # Gemini's detector stopped the turn: no AfterAgent ran
+    before = payload(transcript, project, "BeforeAgent", prompt="what now?")
+    told = context(hook("user-prompt-submit", before, host="gemini_cli"), "BeforeAgent")
+    assert "driftguard: the last tool calls repeat (npm test ×4)" in told
