@@ -449,9 +449,13 @@ def render(result: SetResult) -> str:
     return "\n".join(lines)
 
 
+COMPOSITE = "composite (no goal, as `driftguard score`)"
+"""The signal that is the score (unrounded), as every table names it."""
+
+
 def summary(results: Sequence[SetResult]) -> str:
     """The one-table summary of every set."""
-    composite = "composite (no goal, as `driftguard score`)"
+    composite = COMPOSITE
     lines = [
         "| set (runs / failed) | composite AUC | within-task | total chars AUC | within-task "
         "| score ≥ 61 FA / hits | score ≥ 30 FA / hits |",
@@ -503,6 +507,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--resamples", type=int, default=RESAMPLES)
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument(
+        "--no-oof",
+        action="store_true",
+        help="skip rule v3's out-of-fold estimates and calibration (benchmarks/oof.py)",
+    )
     args = parser.parse_args(argv)
     if not (args.validation / "dev-labels.csv").is_file():
         print(f"skipped: no labelled runs at {args.validation} (dev-labels.csv missing)")
@@ -528,7 +537,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     for result in results:
         print(render(result))
-    print(f"(total {time.perf_counter() - started:.1f} s)")
+    print(f"(in-sample total {time.perf_counter() - started:.1f} s)\n")
+    if not args.no_oof and args.preset != "seed" and set(wanted) == set(SETS):
+        import oof  # the rule v3 benchmark next to this file
+
+        shipped = {f"{s.run.run_id}@{s.run.set}": (s.signals[COMPOSITE], s.score) for s in scored}
+        with isolated_home() as home:
+            items = oof.load(args.validation, args.more, home)
+        oof.run(items, resamples=args.resamples, shipped=shipped)
     if args.json:
         args.json.write_text(
             json.dumps({"preset": preset, "sets": [_jsonable(r) for r in results]}, indent=1)

@@ -162,6 +162,9 @@ class ParsedMessage:
         model: the model id that wrote this message (assistant), else ``None``.
         is_summary: this is the compaction summary the conversation continues from; it is
             neither a user nor an assistant message for the factors or the message count.
+        refused: a tool result saying the person refused the call or stopped the turn
+            (tool messages only; set by the adapters of hosts that write such a result:
+            Claude Code's rejection and interruption markers).
     """
 
     role: Role
@@ -172,6 +175,7 @@ class ParsedMessage:
     is_error: bool = False
     model: str | None = None
     is_summary: bool = False
+    refused: bool = False
 
 
 @dataclass(frozen=True, slots=True)
