@@ -27,9 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from driftguard import paths
 from driftguard.adapters import get_adapter
 from driftguard.compaction.window import HostSetting, UsableWindow
 from driftguard.config import Config, global_config_path, load_config, project_config_path
+from driftguard.engine.calibration import calibration_for
 from driftguard.engine.window import read_compaction_settings, usable_window
 from driftguard.errors import ConfigError
 from driftguard.model import (
@@ -243,12 +245,13 @@ def score_inputs(
     session: Session, project: Path | None, store: HistoryStore, *, key: str | None = None
 ) -> tuple[str, ...]:
     """The files besides the transcript whose content a score of ``session`` depends on:
-    the global config, the project's ``.driftcli`` (with a ``project``), the session's goal
+    the global config, the user's calibration (issue #20), the project's ``.driftcli`` (with
+    a ``project``), the session's goal
     file in ``store`` (``key``: its history key, when already known) and the window the
     host reported for its id (:func:`~driftguard.store.livecache.host_path`) — each whether
     it exists or not. The host's own settings that move its compaction point are not among
     them (they are read again with the transcript's next change)."""
-    files = [global_config_path()]
+    files = [global_config_path(), paths.calibration_path()]
     if project is not None:
         files.append(project_config_path(project))
     files.append(store.goal_path(key if key is not None else history_key(session)))
@@ -284,6 +287,7 @@ def drift(
     more_folders: Sequence[Path] = (),
     features: Features | None = None,
     found_in: Path | None = None,
+    calibration: str | None = None,
 ) -> DriftOutcome:
     """Score ``session`` with the project's config, its goal, and record it in its history.
 
@@ -341,6 +345,7 @@ def drift(
         settings=read_compaction_settings(session.cli, project=project),
         resolved_by=resolved_by,
         features=features,
+        calibration=calibration,
     )
     if found_in is not None:
         report = dataclasses.replace(report, found_in=str(found_in))
@@ -421,6 +426,7 @@ def series(
             settings=settings,
             resolved_by="path",
             features=index.sync(snapshot.messages),
+            calibration=None,
         )
 
 
@@ -448,6 +454,7 @@ def _score(
     settings: _Settings,
     resolved_by: ResolvedBy,
     features: Features | None,
+    calibration: str | None,
 ) -> DriftReport:
     """The report of ``session`` with ``config``'s scoring, the nominal ``window`` that
     overrides the session's own (:func:`_window`), and the usable window the host's rule
@@ -455,7 +462,7 @@ def _score(
     the rule's point (:func:`driftguard.engine.window.observed_window`) replaces it unless the
     user named the window (``--context-window`` or ``contextWindow``: taken as the host's
     setting now, where an earlier compaction may be stale) or the context has grown well
-    past it since."""
+    past it since. ``calibration``: as :func:`drift`'s."""
     nominal, source = window
     usable = usable_window(
         session.cli,
@@ -466,6 +473,7 @@ def _score(
         context_tokens=session.context_tokens,
         named=source in ("flag", "config"),
     )
+    personal, use = calibration_for(session, config, calibration)
     return score_with(
         session,
         weights=config.weights,
@@ -478,6 +486,8 @@ def _score(
         preset=config.preset,
         window_source=source,
         features=features,
+        personal=personal,
+        calibration_use=use,
     )
 
 

@@ -33,8 +33,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from driftguard.model import Session
 from driftguard.scoring import calibrated
 from driftguard.scoring.calibrated import DRIFTING, G0, Calibration, Measures, linear_points
@@ -50,9 +48,12 @@ __all__ = [
     "Sample",
     "depth_bin",
     "family_of",
+    "percentile",
     "personal_for",
     "reference_samples",
     "remap",
+    "sample_from",
+    "sample_points",
     "samples_of",
 ]
 
@@ -68,11 +69,13 @@ POLLUTED_PERCENTILE = 99.0
 WARMING = 30.0
 """The Warming line of the default scale: the personal Drifting line never lies below it."""
 POLLUTED = 81.0
-MIN_SESSIONS = 20
+MIN_SESSIONS = 30
 """Sessions of one host and model family a reference needs before it applies by itself.
-Set by ``python benchmarks/validity.py`` under rule v3 §7.3 (the smallest of 10, 20, 30
-at which the calibrated false alarms stay ≤ 10 % on every deployment of the labelled
-runs; docs/evidence.md quotes the figures)."""
+Rule v3 §7.3 (``benchmarks/VALIDITY.md``) takes the smallest of 10, 20, 30 at which the
+calibrated false alarms (mean of 20 draws of N other runs) stay ≤ 10 % on every deployment
+of the labelled runs, and 30 when none does. None does: ``python benchmarks/validity.py``
+printed worst 34.9 % at N = 10 (D2 GPT-4o), 25.4 % at 20 (D1 astropy) and 24.1 % at 30
+(D2 GPT-4o); so N = 30, and that must is missed (docs/evidence.md)."""
 
 _DATE_SUFFIX = re.compile(r"(?:[-@]\d{8}|[-@]\d{4}-\d{2}-\d{2}|-latest|-preview(?:-\d{2}-\d{2})?)$")
 _CONTEXT_SUFFIX = re.compile(r"\[[^\]]*\]$")
@@ -248,8 +251,17 @@ class Personal:
     samples: int
 
 
-def _percentile(values: Sequence[float], q: float) -> float:
-    return float(np.percentile(np.asarray(values, dtype=float), q)) if len(values) else 0.0
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0–100) of ``values`` with linear interpolation between the
+    closest ranks (numpy's default method, without importing numpy: this module is on
+    every score's path); 0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(float(v) for v in values)
+    rank = (len(ordered) - 1) * q / 100
+    low = math.floor(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
 def sample_points(sample: Sample, calibration: Calibration) -> dict[str, float | None]:
@@ -288,11 +300,11 @@ def personal_for(
     samples = reference_samples(reference, depth, n_min)
 
     def scale(values: list[float], default: float) -> float:
-        found = _percentile(values, LINE_PERCENTILE)
+        found = percentile(values, LINE_PERCENTILE)
         return found if found > 0 else default
 
-    corrections = _percentile([s.corrections for s in samples], LINE_PERCENTILE)
-    g61 = max(2.0 * G0, _percentile(reference.final_depths, LINE_PERCENTILE))
+    corrections = percentile([s.corrections for s in samples], LINE_PERCENTILE)
+    g61 = max(2.0 * G0, percentile(reference.final_depths, LINE_PERCENTILE))
     calibration = dataclasses.replace(
         base,
         g61=g61,
@@ -307,8 +319,8 @@ def personal_for(
         combine(weights, sample_points(s, calibration), calibration.form, calibration.power)
         for s in samples
     ]
-    drifting = max(_percentile(composites, LINE_PERCENTILE), WARMING)
-    polluted = min(max(_percentile(composites, POLLUTED_PERCENTILE), drifting + 1.0), 99.5)
+    drifting = max(percentile(composites, LINE_PERCENTILE), WARMING)
+    polluted = min(max(percentile(composites, POLLUTED_PERCENTILE), drifting + 1.0), 99.5)
     if drifting >= polluted:  # a Drifting line at 99.5 or above leaves no room above it
         drifting = polluted - 0.5
     lines = (drifting * WARMING / DRIFTING, drifting, polluted)
@@ -322,4 +334,9 @@ def remap(composite: float, lines: tuple[float, float, float]) -> float:
     xs = (0.0, warming, drifting, polluted, 100.0)
     ys = (0.0, WARMING, DRIFTING, POLLUTED, 100.0)
     value = min(100.0, max(0.0, composite))
-    return float(np.interp(value, xs, ys))
+    for k in range(1, len(xs)):
+        if value <= xs[k]:
+            span = xs[k] - xs[k - 1]
+            share = (value - xs[k - 1]) / span if span > 0 else 1.0
+            return ys[k - 1] + share * (ys[k] - ys[k - 1])
+    return 100.0
