@@ -35,7 +35,9 @@ from driftguard.engine.calibration import calibration_for
 from driftguard.engine.window import read_compaction_settings, usable_window
 from driftguard.errors import ConfigError
 from driftguard.model import (
+    CALIBRATION_NONE,
     NOT_IN_SESSION_FOLDER,
+    CalibrationUse,
     GoalUse,
     Recording,
     ResolvedBy,
@@ -56,6 +58,7 @@ from driftguard.scoring import DriftReport
 from driftguard.scoring import score_session as score_with
 from driftguard.scoring.calibrated import CALIBRATION, Calibration
 from driftguard.scoring.features import FeatureIndex, Features
+from driftguard.scoring.personal import Personal
 from driftguard.sessions import discovery
 from driftguard.store.history import (
     HistoryStore,
@@ -505,12 +508,14 @@ def score_session(
     preset: str | None = None,
     window_source: WindowSource | None = None,
     features: Features | None = None,
+    personal: Personal | None = None,
 ) -> DriftReport:
     """:func:`driftguard.scoring.composite.score_session`, with the usable window derived
     when ``usable`` is ``None``: the host's default rule for the nominal window
     (``context_window`` or the session's own), or the point the transcript's own automatic
     compactions show (:func:`driftguard.engine.window.usable_window`). No config, goal
-    store or history is read: :func:`drift` is the verb that does.
+    store, history or calibration file is read: :func:`drift` is the verb that does
+    (``personal``: a calibration the caller made, reported as the user's own).
 
     Raises:
         UnknownNameError: the session's ``cli`` is not a source's name.
@@ -537,6 +542,17 @@ def score_session(
         preset=preset,
         window_source=window_source,
         features=features,
+        personal=personal,
+        calibration_use=(
+            CalibrationUse(
+                "personal",
+                sessions=personal.reference.sessions,
+                host=personal.reference.cli,
+                model=personal.reference.family,
+            )
+            if personal is not None
+            else CALIBRATION_NONE
+        ),
     )
 
 

@@ -52,7 +52,7 @@ _TEST_COMMAND = re.compile(
     r"|go\s+test|cargo\s+test|dotnet\s+test"
     r"|(?:mvn|gradle|gradlew|\./gradlew|\./mvnw|mvnw)\b[^;&|\n]*\btest"
     r"|make\s+(?:test|check)"
-    r")(?:\b|$)"
+    r")(?=$|[\s;&|)])"
 )
 """A test runner named as a word of a shell command (rule v3 §7.2's list)."""
 
