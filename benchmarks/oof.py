@@ -722,14 +722,25 @@ def signal_test(
 ) -> tuple[str, list[str]]:
     """§7.2: the procedure rerun with each candidate; the paired differences."""
     lines = [
-        "| candidate | fires on (runs > 0) | set: Δ AUC [95 %] · Δ within [95 %] … "
+        "| candidate | fires on: successful / failed runs (per set where any) "
+        "| set: Δ AUC [95 %] · Δ within [95 %] … "
         "| musts lost | kept |",
         "|---|---|---|---|---|",
     ]
     kept = []
     base_musts = musts(figures(items, [base[key(i)] for i in items]))
     for name in SIGNAL_HOME:
-        fires = sum(1 for i in items if getattr(i.signals, name) > 0)
+        fires = (
+            ", ".join(
+                f"{s} {sum(1 for i in sub if not i.failed and getattr(i.signals, name) > 0)}"
+                f"/{sum(1 for i in sub if not i.failed)} · "
+                f"{sum(1 for i in sub if i.failed and getattr(i.signals, name) > 0)}"
+                f"/{sum(1 for i in sub if i.failed)}"
+                for s, sub in _by_set(items).items()
+                if any(getattr(i.signals, name) > 0 for i in sub)
+            )
+            or "none"
+        )
         outcome = out_of_fold(items, (name,), screen_resamples)
         with_it = outcome.composite
         cells = []
