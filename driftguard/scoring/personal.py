@@ -67,8 +67,11 @@ LINE_PERCENTILE = 90.0
 POLLUTED_PERCENTILE = 99.0
 """The percentile at which the score reaches Polluted (rule v3 §7.3: 1 in 100)."""
 WARMING = 30.0
-"""The Warming line of the default scale: the personal Drifting line never lies below it."""
+"""The Warming line of the bands (design §5.4): the personal Drifting line never lies below
+it (rule v3 §7.3), so a score the default calls fresh never turns Drifting because all of a
+user's sessions are calm."""
 POLLUTED = 81.0
+"""The Polluted line of the bands (design §5.4), where :data:`POLLUTED_PERCENTILE` lands."""
 MIN_SESSIONS = 30
 """Sessions of one host and model family a reference needs before it applies by itself.
 Rule v3 §7.3 (``benchmarks/VALIDITY.md``) takes the smallest of 10, 20, 30 at which the
