@@ -4,8 +4,10 @@
 
 **Learning.** The sessions are the files given, or every session file in the hosts' session
 folders (:func:`driftguard.sessions.discovery.session_folders`) and in the config's
-``sessionFolders``. Each is parsed, its usable window found by its host's rule
-(``--context-window`` names the model's window when driftguard cannot know it), and its
+``sessionFolders``, and every session the score history names by id (Cursor's chats live in
+its databases, not in files of their own: the history is how they are found). Each is
+parsed, its usable window found by its host's rule (``--context-window`` names the
+model's window when driftguard cannot know it), and its
 :func:`~driftguard.scoring.personal.samples_of` kept: numbers only, never text. Sessions are
 grouped by host and model family (:func:`~driftguard.scoring.personal.family_of`); a file
 that cannot be parsed, or that has no model response, is skipped and counted. No label is
@@ -29,11 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from driftguard import paths
-from driftguard.adapters import is_session_name, parse_session
+from driftguard.adapters import get_adapter, is_session_name, parse_session
+from driftguard.adapters._scan import IdQuery
 from driftguard.config import Config
 from driftguard.engine.window import usable_window
 from driftguard.errors import ConfigError, DriftguardError
-from driftguard.model import CalibrationUse, Session
+from driftguard.model import CLI_NAMES, CalibrationUse, Session
 from driftguard.scoring.calibrated import CALIBRATION, conversation_tokens
 from driftguard.scoring.personal import (
     MIN_SESSIONS,
@@ -51,6 +54,7 @@ from driftguard.store.calibration_file import (
     read_calibration,
     write_calibration,
 )
+from driftguard.store.history import HISTORY_SUFFIX
 
 __all__ = [
     "Learnt",
@@ -63,12 +67,33 @@ AUTO = "auto"
 OFF = "off"
 
 
-def session_files(given: Sequence[Path], more_folders: Iterable[Path] = ()) -> list[Path]:
-    """The files to learn from: each file given, the session files under each folder given;
-    without any, those under every host's session folder and ``more_folders``. Sorted,
-    without duplicates."""
-    roots = list(given) or [*session_folders(), *more_folders]
+def _recorded_sessions() -> set[Path]:
+    """The sessions the score history names by id (``<cli>-<id>.jsonl`` under
+    :func:`driftguard.paths.history_dir`; a key made from a path or a shortened id names no
+    session that can be found again, and is passed over)."""
     found: set[Path] = set()
+    try:
+        entries = list(paths.history_dir().iterdir())
+    except OSError:
+        return found
+    for entry in entries:
+        key = entry.name.removesuffix(HISTORY_SUFFIX)
+        cli, _, session_id = key.partition("-")
+        if cli not in CLI_NAMES or not session_id or session_id.startswith("path_"):
+            continue
+        try:
+            found.update(get_adapter(cli).by_id(IdQuery.of(session_id)))
+        except (DriftguardError, OSError, ValueError):
+            continue
+    return found
+
+
+def session_files(given: Sequence[Path], more_folders: Iterable[Path] = ()) -> list[Path]:
+    """The sessions to learn from: each file given, the session files under each folder
+    given; without any, those under every host's session folder and ``more_folders``, and
+    those the score history names. Sorted, without duplicates."""
+    roots = list(given) or [*session_folders(), *more_folders]
+    found: set[Path] = set() if given else _recorded_sessions()
     for root in roots:
         if root.is_file():
             found.add(root)

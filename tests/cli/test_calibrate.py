@@ -139,3 +139,16 @@ def test_a_damaged_calibration_file_named_on_the_command_line_is_an_error(
     use = score(capsys, str(made[0]))["session"]["calibration"]
     assert use["kind"] == "none"
     assert "not a version-1 calibration file" in use["reason"]
+
+
+def test_the_sessions_the_history_names_are_learnt_from_too(
+    isolated_home: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Cursor's chats live in its databases, not in files of their own: the history's keys
+    (``<cli>-<session id>``) are how calibrate finds every session that was ever scored."""
+    from driftguard.engine.calibration import _recorded_sessions
+
+    made = sessions(isolated_home, project, 2)
+    assert _recorded_sessions() == set()
+    score(capsys, str(made[1]))  # recorded: the file is in Claude Code's session folder
+    assert _recorded_sessions() == {made[1]}
