@@ -2,12 +2,14 @@
 
 Usage::
 
-    python benchmarks/validity.py [--validation DIR] [--preset NAME] [--resamples 2000]
-                                  [--sets D1,D2,D3] [--json FILE]
+    python benchmarks/validity.py [--validation DIR] [--more DIR] [--preset NAME]
+                                  [--resamples 2000] [--sets D1,D2,D3,T1,T2,T3] [--json FILE]
 
 Scores every labelled run of ``../shared/validation/`` (``dev-sessions.tar.gz`` unpacked
 into a temporary folder, ``dev-labels.csv``; see that folder's README for what each label
-means and what it cannot show) with the product's own engine — :func:`driftguard.adapters.
+means and what it cannot show: sets D1–D3) and of ``benchmarks/data/``
+(``more-sessions.tar.gz``, ``more-labels.csv``; ``benchmarks/data/PROVENANCE.md``: sets
+T1–T3, τ²-bench) with the product's own engine — :func:`driftguard.adapters.
 parse_session`, then :func:`driftguard.engine.drift.drift` exactly as ``driftguard score`` runs
 it, in a temporary home so no user config or history applies — passing each set's
 context window as ``driftguard score --context-window`` would. It prints per set:
@@ -52,7 +54,11 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_VALIDATION = ROOT.parent / "shared" / "validation"
-SETS = ("D1", "D2", "D3")
+DEFAULT_MORE = ROOT / "benchmarks" / "data"
+"""The labelled runs kept in the project (T1–T3): ``benchmarks/data/PROVENANCE.md``."""
+V2_SETS = ("D1", "D2", "D3")
+"""The sets rules v1 and v2 of ``benchmarks/VALIDITY.md`` were run on."""
+SETS = (*V2_SETS, "T1", "T2", "T3")
 GOAL_CHARS = 20_000
 """Goals are cut to this many characters, as the validation README's baselines were."""
 SEED = 12345
@@ -84,6 +90,7 @@ class Run:
     n_assistant: int
     total_chars: int
     path: Path
+    model: str = ""
 
 
 @dataclass(slots=True)
@@ -100,16 +107,24 @@ class Scored:
     signals: dict[str, float] = field(default_factory=dict)
 
 
-def read_runs(validation: Path, into: Path) -> list[Run]:
-    """Unpack the DEV transcripts into ``into`` and read their labels.
+def read_runs(validation: Path, into: Path, more: Path | None = DEFAULT_MORE) -> list[Run]:
+    """Unpack the DEV transcripts (``validation``) and the project's own labelled runs
+    (``more``, where it holds them; ``None``: DEV only) into ``into`` and read their labels.
 
     Raises:
-        FileNotFoundError: the tarball or the labels file is missing.
+        FileNotFoundError: the DEV tarball or labels file is missing.
     """
-    with tarfile.open(validation / "dev-sessions.tar.gz") as tar:
+    runs = _read_pair(validation / "dev-sessions.tar.gz", validation / "dev-labels.csv", into)
+    if more is not None and (more / "more-labels.csv").is_file():
+        runs += _read_pair(more / "more-sessions.tar.gz", more / "more-labels.csv", into)
+    return runs
+
+
+def _read_pair(tarball: Path, labels: Path, into: Path) -> list[Run]:
+    with tarfile.open(tarball) as tar:
         tar.extractall(into, filter="data")
     runs = []
-    with (validation / "dev-labels.csv").open(encoding="utf-8", newline="") as fh:
+    with labels.open(encoding="utf-8", newline="") as fh:
         for row in csv.DictReader(fh):
             runs.append(
                 Run(
@@ -122,6 +137,7 @@ def read_runs(validation: Path, into: Path) -> list[Run]:
                     n_assistant=int(row["n_assistant"]),
                     total_chars=int(row["total_chars"]),
                     path=into / row["set"] / f"{row['run_id']}.jsonl",
+                    model=row.get("model", ""),
                 )
             )
     return runs
@@ -433,9 +449,13 @@ def render(result: SetResult) -> str:
     return "\n".join(lines)
 
 
+COMPOSITE = "composite (no goal, as `driftguard score`)"
+"""The signal that is the score (unrounded), as every table names it."""
+
+
 def summary(results: Sequence[SetResult]) -> str:
     """The one-table summary of every set."""
-    composite = "composite (no goal, as `driftguard score`)"
+    composite = COMPOSITE
     lines = [
         "| set (runs / failed) | composite AUC | within-task | total chars AUC | within-task "
         "| score ≥ 61 FA / hits | score ≥ 30 FA / hits |",
@@ -480,10 +500,18 @@ def _jsonable(result: SetResult) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--validation", type=Path, default=DEFAULT_VALIDATION)
+    parser.add_argument(
+        "--more", type=Path, default=DEFAULT_MORE, help="the project's labelled runs (T1–T3)"
+    )
     parser.add_argument("--preset", default=None, help="score with this preset (default: config)")
     parser.add_argument("--resamples", type=int, default=RESAMPLES)
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument(
+        "--no-oof",
+        action="store_true",
+        help="skip rule v3's out-of-fold estimates and calibration (benchmarks/oof.py)",
+    )
     args = parser.parse_args(argv)
     if not (args.validation / "dev-labels.csv").is_file():
         print(f"skipped: no labelled runs at {args.validation} (dev-labels.csv missing)")
@@ -491,7 +519,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     wanted = [name for name in args.sets.split(",") if name]
     started = time.perf_counter()
     with isolated_home() as home:
-        runs = [r for r in read_runs(args.validation, home / "runs") if r.set in wanted]
+        runs = [r for r in read_runs(args.validation, home / "runs", args.more) if r.set in wanted]
         scored = score_runs(runs, preset=args.preset, home=home)
     scored_at = time.perf_counter()
     from driftguard.config import load_config
@@ -509,7 +537,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     for result in results:
         print(render(result))
-    print(f"(total {time.perf_counter() - started:.1f} s)")
+    print(f"(in-sample total {time.perf_counter() - started:.1f} s)\n")
+    if not args.no_oof and args.preset != "seed" and set(wanted) == set(SETS):
+        import oof  # the rule v3 benchmark next to this file
+
+        shipped = {f"{s.run.run_id}@{s.run.set}": (s.signals[COMPOSITE], s.score) for s in scored}
+        with isolated_home() as home:
+            items = oof.load(args.validation, args.more, home)
+        oof.run(items, resamples=args.resamples, shipped=shipped)
     if args.json:
         args.json.write_text(
             json.dumps({"preset": preset, "sets": [_jsonable(r) for r in results]}, indent=1)

@@ -17,7 +17,8 @@ skipped. A config file that does not exist is skipped too. Every key is optional
       "otel": true,                                // send scores to OpenTelemetry (default: when
                                                    // OTEL_EXPORTER_OTLP_ENDPOINT is set)
       "otelIncludeProject": false,                 // name the project's folder in them
-      "reinject": true                             // hooks give a compaction's dropped rules back
+      "reinject": true,                            // hooks give a compaction's dropped rules back
+      "calibration": "auto"                        // "auto", "off" or a calibration file
     }
 
 ``history`` may also be written with the flat dotted keys of design §5.4,
@@ -36,6 +37,11 @@ How the result is put together:
   nominal window of a model driftguard cannot know (a proxy, a custom model); it beats the
   window the host reported and the one read from the file, and the usable window is derived
   from it by the host's rule (:mod:`driftguard.engine.window`).
+- ``calibration`` (issue #20): project > global > ``"auto"``. ``"auto"``: the user's own
+  calibration (``driftguard calibrate`` writes it to ``~/.driftcli/calibration.json``) once
+  its host and model family has enough sessions; ``"off"``: the default scales always; any
+  other string: that calibration file (``~`` expanded, a relative path taken relative to the
+  folder of the file that names it).
 - ``otel``, ``otelIncludeProject`` (:mod:`driftguard.telemetry`): the global file's; a
   project's ``.driftcli`` may only turn either off (a cloned repository cannot opt its user
   into sending telemetry, nor into naming the project in it); a ``true`` there is ignored
@@ -63,7 +69,8 @@ Every value in every file found is checked, even one a higher level overrides. E
   ``history.retentionDays`` that is not a positive integer;
 - ``sessionFolders`` that is not an array of non-empty strings (``sessionFolders[<i>]``
   names the bad entry);
-- ``otel`` or ``otelIncludeProject`` that is not ``true``/``false``.
+- ``otel`` or ``otelIncludeProject`` that is not ``true``/``false``;
+- ``calibration`` that is not a non-empty string.
 
 Unknown keys (top level or inside ``history``) are not errors: each adds a line to
 :attr:`Config.warnings` (``<file>: unknown key 'foo' ignored``, with a suggestion when the key
@@ -130,6 +137,7 @@ _TOP_KEYS = (
     "otel",
     "otelIncludeProject",
     "reinject",
+    "calibration",
 )
 _HISTORY_KEYS = ("enabled", "retentionDays")
 
@@ -161,6 +169,8 @@ class Config:
         otel_include_project: ``otelIncludeProject``: telemetry names the project's folder.
         reinject: ``reinject``: after a compaction, the hooks give the model back the rules,
             errors and files the compaction's summary dropped (default ``True``).
+        calibration: ``"auto"``, ``"off"`` or the absolute path of a calibration file
+            (issue #20; :mod:`driftguard.engine.calibration`).
     """
 
     preset: str
@@ -178,6 +188,7 @@ class Config:
     otel: bool | None = None
     otel_include_project: bool = False
     reinject: bool = True
+    calibration: str = "auto"
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +207,7 @@ class _FileSettings:
     otel: bool | None = None
     otel_include_project: bool | None = None
     reinject: bool | None = None
+    calibration: str | None = None
 
 
 def global_config_path() -> Path:
@@ -291,6 +303,7 @@ def load_config(
         otel=otel,
         otel_include_project=bool(include),
         reinject=_latest([f.reinject for f in files], True),
+        calibration=_latest([f.calibration for f in files], "auto"),
     )
 
 
@@ -482,6 +495,18 @@ def _settings_from(source: str, raw: dict[str, Any]) -> _FileSettings:
     otel = _optional_bool(source, raw, "otel")
     otel_include_project = _optional_bool(source, raw, "otelIncludeProject")
     reinject = _optional_bool(source, raw, "reinject")
+    calibration: str | None = None
+    if "calibration" in raw:
+        value = raw["calibration"]
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(
+                f'{source}: calibration: must be "auto", "off" or a calibration file, '
+                f"got {describe(value)}"
+            )
+        calibration = value.strip()
+        if calibration not in ("auto", "off"):
+            path = Path(calibration).expanduser()
+            calibration = str(path if path.is_absolute() else Path(source).parent / path)
 
     return _FileSettings(
         source=source,
@@ -496,6 +521,7 @@ def _settings_from(source: str, raw: dict[str, Any]) -> _FileSettings:
         otel=otel,
         otel_include_project=otel_include_project,
         reinject=reinject,
+        calibration=calibration,
     )
 
 

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AUDIENCES",
+    "CALIBRATION_NONE",
     "CLI_NAMES",
     "FACTOR_NAMES",
     "GOAL_SOURCES",
@@ -22,6 +23,8 @@ __all__ = [
     "SCORINGS",
     "WARN_THRESHOLDS",
     "Audience",
+    "CalibrationKind",
+    "CalibrationUse",
     "CliName",
     "CompactionRecord",
     "CompactionTrigger",
@@ -166,6 +169,9 @@ class ParsedMessage:
         model: the model id that wrote this message (assistant), else ``None``.
         is_summary: this is the compaction summary the conversation continues from; it is
             neither a user nor an assistant message for the factors or the message count.
+        refused: a tool result saying the person refused the call or stopped the turn
+            (tool messages only; set by the adapters of hosts that write such a result:
+            Claude Code's rejection and interruption markers).
     """
 
     role: Role
@@ -176,6 +182,7 @@ class ParsedMessage:
     is_error: bool = False
     model: str | None = None
     is_summary: bool = False
+    refused: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,3 +335,37 @@ class Recording:
 
     recorded: bool
     reason: str | None = None
+
+
+CalibrationKind = Literal["none", "personal"]
+"""Which scales a score used (issue #20): the default ones, or the user's own
+(:mod:`driftguard.scoring.personal`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationUse:
+    """The calibration a score used, and why not a personal one (issue #20).
+
+    Attributes:
+        kind: ``"personal"`` (the user's own sessions set the scales and state lines) or
+            ``"none"`` (the default scales).
+        sessions: the sessions the reference was made from (personal; and for ``"none"``
+            when a reference exists but has too few).
+        needed: the sessions a reference needs before it applies by itself.
+        host: the host of the reference (the session's), when one was looked for.
+        model: the model family of the reference (the session's), when one was looked for.
+        file: the calibration file, when one was read.
+        reason: why the score is not calibrated (``None`` when it is), one line.
+    """
+
+    kind: CalibrationKind
+    sessions: int | None = None
+    needed: int | None = None
+    host: str | None = None
+    model: str | None = None
+    file: str | None = None
+    reason: str | None = None
+
+
+CALIBRATION_NONE = CalibrationUse("none", reason="no calibration was asked for")
+"""What a report says when its caller asked for no calibration at all."""

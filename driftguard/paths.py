@@ -1,7 +1,7 @@
 """Where driftguard keeps its own state (design.md §2).
 
-``~/.driftcli/`` holds ``history/``, ``sessions/``, ``pointers/``, ``cache/`` and
-``reports/``;
+``~/.driftcli/`` holds ``history/``, ``sessions/``, ``pointers/``, ``cache/``,
+``reports/`` and ``calibration.json``;
 ``DRIFTGUARD_HOME`` relocates all of it (tests set it) and puts the parse cache under it
 too. Otherwise large parse caches go to ``platformdirs.user_cache_dir("driftguard")``.
 ``DRIFTGUARD_HOME`` does not move the global config ``~/.driftclirc``.
@@ -18,6 +18,7 @@ import platformdirs
 
 __all__ = [
     "cache_dir",
+    "calibration_path",
     "handoffs_dir",
     "history_dir",
     "parse_cache_dir",
@@ -60,6 +61,12 @@ def pointers_dir() -> Path:
 def reports_dir() -> Path:
     """The pages ``driftguard report`` writes when not told where (issue #13)."""
     return state_dir() / "reports"
+
+
+def calibration_path() -> Path:
+    """What ``driftguard calibrate`` learnt from the user's sessions (issue #20), read by
+    every score while the config's ``calibration`` is ``auto``."""
+    return state_dir() / "calibration.json"
 
 
 def cache_dir() -> Path:

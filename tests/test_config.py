@@ -571,3 +571,17 @@ def test_a_projects_session_folders_count_only_inside_the_project(
     )
     write_json(global_rc, {"sessionFolders": [str(tmp_path / "elsewhere")]})
     assert load_config(project).session_folders == (tmp_path / "elsewhere", inside)
+
+
+def test_calibration_is_auto_off_or_a_file_relative_to_the_config(tmp_path: Path) -> None:
+    """Issue #20: ``calibration`` names the user's calibration; project beats global."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    assert load_config(project).calibration == "auto"
+    (project / ".driftcli").write_text('{"calibration": "mine.json"}', encoding="utf-8")
+    assert load_config(project).calibration == str(project / "mine.json")
+    (project / ".driftcli").write_text('{"calibration": "off"}', encoding="utf-8")
+    assert load_config(project).calibration == "off"
+    (project / ".driftcli").write_text('{"calibration": 3}', encoding="utf-8")
+    with pytest.raises(ConfigError, match='calibration: must be "auto", "off" or a calibration'):
+        load_config(project)

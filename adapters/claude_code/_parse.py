@@ -153,6 +153,9 @@ TOOL_KINDS = ToolKinds(
 _SYNTHETIC_MODEL = "<synthetic>"
 _SUMMARY_PREFIX = "This session is being continued from a previous conversation"
 _INTERRUPT_PREFIX = "[Request interrupted by user"
+_REFUSAL_PREFIXES = ("The user doesn't want to proceed with this tool use", _INTERRUPT_PREFIX)
+"""How a tool result the person refused (a rejected permission prompt) or cut short
+(Esc during a tool call) begins (formats.md §A): such a result is ``refused``."""
 _WRAPPER_PREFIXES = (
     # slash commands (design §5.1) and their siblings
     "<command-name>",
@@ -807,6 +810,7 @@ class ClaudeCodeParser:
         results: list[str] = []
         is_error = False
         has_result = False
+        refused = False
         if isinstance(content, str):
             texts.append(content)
         elif content is not None:
@@ -819,12 +823,20 @@ class ClaudeCodeParser:
                         texts.append(text)
                 elif block.type == "tool_result":
                     has_result = True
-                    results.extend(_block_texts(block.content))
+                    block_texts = _block_texts(block.content)
+                    results.extend(block_texts)
                     is_error = is_error or block.is_error is True
+                    refused = refused or any(
+                        _lstripped(text).startswith(_REFUSAL_PREFIXES) for text in block_texts
+                    )
         if has_result:
             conversation.add(
                 ParsedMessage(
-                    role="tool", content="\n".join(results), timestamp=timestamp, is_error=is_error
+                    role="tool",
+                    content="\n".join(results),
+                    timestamp=timestamp,
+                    is_error=is_error,
+                    refused=refused,
                 ),
                 uuid,
             )

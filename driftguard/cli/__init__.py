@@ -44,6 +44,7 @@ COMMANDS: Mapping[str, Command] = MappingProxyType(
         for name, summary in (
             ("score", "score a session for drift (default: the newest session of this project)"),
             ("goal", "show, set or forget the goal remembered for a session"),
+            ("calibrate", "learn what is normal for you from your own sessions (no labels)"),
             ("trend", "show how a session's drift score moved over its recorded scores"),
             ("handoff", "print the handoff prompt for a fresh session; --write saves the draft"),
             ("report", "write a self-contained HTML page of a session's drift, turn by turn"),

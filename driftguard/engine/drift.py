@@ -27,13 +27,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from driftguard import paths
 from driftguard.adapters import get_adapter
 from driftguard.compaction.window import HostSetting, UsableWindow
 from driftguard.config import Config, global_config_path, load_config, project_config_path
+from driftguard.engine.calibration import calibration_for
 from driftguard.engine.window import nominal_window, read_compaction_settings, usable_window
 from driftguard.errors import ConfigError
 from driftguard.model import (
+    CALIBRATION_NONE,
     NOT_IN_SESSION_FOLDER,
+    CalibrationUse,
     GoalUse,
     Recording,
     ResolvedBy,
@@ -54,6 +58,7 @@ from driftguard.scoring import DriftReport
 from driftguard.scoring import score_session as score_with
 from driftguard.scoring.calibrated import CALIBRATION, Calibration
 from driftguard.scoring.features import FeatureIndex, Features
+from driftguard.scoring.personal import Personal
 from driftguard.sessions import discovery
 from driftguard.store.history import (
     HistoryStore,
@@ -243,12 +248,13 @@ def score_inputs(
     session: Session, project: Path | None, store: HistoryStore, *, key: str | None = None
 ) -> tuple[str, ...]:
     """The files besides the transcript whose content a score of ``session`` depends on:
-    the global config, the project's ``.driftcli`` (with a ``project``), the session's goal
+    the global config, the user's calibration (issue #20), the project's ``.driftcli`` (with
+    a ``project``), the session's goal
     file in ``store`` (``key``: its history key, when already known) and the window the
     host reported for its id (:func:`~driftguard.store.livecache.host_path`) — each whether
     it exists or not. The host's own settings that move its compaction point are not among
     them (they are read again with the transcript's next change)."""
-    files = [global_config_path()]
+    files = [global_config_path(), paths.calibration_path()]
     if project is not None:
         files.append(project_config_path(project))
     files.append(store.goal_path(key if key is not None else history_key(session)))
@@ -284,6 +290,7 @@ def drift(
     more_folders: Sequence[Path] = (),
     features: Features | None = None,
     found_in: Path | None = None,
+    calibration: str | None = None,
 ) -> DriftOutcome:
     """Score ``session`` with the project's config, its goal, and record it in its history.
 
@@ -344,6 +351,7 @@ def drift(
         settings=read_compaction_settings(session.cli, project=project),
         resolved_by=resolved_by,
         features=features,
+        calibration=calibration,
     )
     if found_in is not None:
         report = dataclasses.replace(report, found_in=str(found_in))
@@ -424,6 +432,7 @@ def series(
             settings=settings,
             resolved_by="path",
             features=index.sync(snapshot.messages),
+            calibration=None,
         )
 
 
@@ -451,6 +460,7 @@ def _score(
     settings: _Settings,
     resolved_by: ResolvedBy,
     features: Features | None,
+    calibration: str | None,
 ) -> DriftReport:
     """The report of ``session`` with ``config``'s scoring, the nominal ``window`` that
     overrides the session's own (:func:`_window`) — without one, the window the host's
@@ -460,7 +470,7 @@ def _score(
     the rule's point (:func:`driftguard.engine.window.observed_window`) replaces it unless the
     user named the window (``--context-window`` or ``contextWindow``: taken as the host's
     setting now, where an earlier compaction may be stale) or the context has grown well
-    past it since."""
+    past it since. ``calibration``: as :func:`drift`'s."""
     given, source = window
     rule = None
     if given is None:
@@ -478,6 +488,7 @@ def _score(
         context_tokens=session.context_tokens,
         named=source in ("flag", "config"),
     )
+    personal, use = calibration_for(session, config, calibration)
     return score_with(
         session,
         weights=config.weights,
@@ -491,6 +502,8 @@ def _score(
         window_source=source,
         features=features,
         window_rule=rule,
+        personal=personal,
+        calibration_use=use,
     )
 
 
@@ -508,6 +521,7 @@ def score_session(
     preset: str | None = None,
     window_source: WindowSource | None = None,
     features: Features | None = None,
+    personal: Personal | None = None,
 ) -> DriftReport:
     """:func:`driftguard.scoring.composite.score_session`, with the usable window derived
     when ``usable`` is ``None``: the host's default rule for the nominal window, or the
@@ -515,8 +529,9 @@ def score_session(
     (:func:`driftguard.engine.window.usable_window`). The nominal window is
     ``context_window``, else the one the host's adapter chooses with no environment or
     settings set (:func:`driftguard.engine.window.nominal_window`; ``"assumed"`` for a
-    model that may run either way). No config, goal store, history or environment is
-    read: :func:`drift` is the verb that does.
+    model that may run either way). No config, goal store, history, calibration file or
+    environment is read: :func:`drift` is the verb that does (``personal``: a calibration
+    the caller made, reported as the user's own).
 
     Raises:
         UnknownNameError: the session's ``cli`` is not a source's name.
@@ -551,6 +566,17 @@ def score_session(
         window_source=window_source,
         features=features,
         window_rule=rule,
+        personal=personal,
+        calibration_use=(
+            CalibrationUse(
+                "personal",
+                sessions=personal.reference.sessions,
+                host=personal.reference.cli,
+                model=personal.reference.family,
+            )
+            if personal is not None
+            else CALIBRATION_NONE
+        ),
     )
 
 

@@ -18,7 +18,14 @@ from typing import Any, Final
 from driftguard.compaction.budget import turns_phrase
 from driftguard.format import BAR_CELLS, bar, display_round, iso_utc, plural, when_utc
 from driftguard.labels import FACTOR_LABELS
-from driftguard.model import FACTOR_NAMES, Audience, GoalUse, Recording, WindowSource
+from driftguard.model import (
+    FACTOR_NAMES,
+    Audience,
+    CalibrationUse,
+    GoalUse,
+    Recording,
+    WindowSource,
+)
 from driftguard.render.ledger import ledger_view
 from driftguard.scoring.composite import NOT_ENOUGH_MESSAGES, DriftReport
 from driftguard.scoring.loops import describe_loop
@@ -31,6 +38,8 @@ __all__ = [
     "WEIGHT_DECIMALS",
     "Audience",
     "bar",
+    "calibration_json",
+    "calibration_text",
     "display_round",
     "handoff_line",
     "iso_utc",
@@ -126,12 +135,43 @@ def to_json_dict(report: DriftReport) -> dict[str, Any]:
             "context_growth_per_turn": (report.budget.growth_per_turn if report.budget else None),
             "usable_window_rule": usable.rule if usable is not None else None,
             "usable_window_overrides": list(usable.overrides) if usable is not None else [],
+            "calibration": calibration_json(report.calibration),
         },
         "scoring": report.scoring,
         "preset": report.preset,
         "loop": _loop_json(report),
         "compactions": ledger_view(session).to_json(),
     }
+
+
+def calibration_json(use: CalibrationUse) -> dict[str, Any]:
+    """``session.calibration`` (issue #20)::
+
+        {"kind": "none"|"personal", "sessions": int|null, "needed": int|null,
+         "host": str|null, "model": str|null, "file": str|null, "reason": str|null}
+
+    ``sessions``: how many of the user's sessions set the scales (and, with ``"none"``,
+    how many there are so far); ``needed``: how many it takes; ``model``: the model
+    family; ``reason``: why the score is not calibrated."""
+    return {
+        "kind": use.kind,
+        "sessions": use.sessions,
+        "needed": use.needed,
+        "host": use.host,
+        "model": use.model,
+        "file": use.file,
+        "reason": use.reason,
+    }
+
+
+def calibration_text(use: CalibrationUse) -> str:
+    """The calibration in a few words, for the session line."""
+    if use.kind == "personal":
+        return (
+            f"calibrated on {plural(use.sessions or 0, 'session')} of yours "
+            f"({use.host} · {use.model})"
+        )
+    return f"default scales: {use.reason}" if use.reason else "default scales"
 
 
 def outcome_json_fields(goal: GoalUse | None, recording: Recording) -> dict[str, Any]:
@@ -297,6 +337,8 @@ def render_session_line(report: DriftReport, recording: Recording | None = None)
         parts.append(f"resolved by {report.resolved_by.replace('_', ' ')}")
     if report.found_in is not None:
         parts[-1] += f" of {report.found_in} (a folder above the working directory)"
+    if report.scoring == "calibrated":
+        parts.append(calibration_text(report.calibration))
     if recording is not None and not recording.recorded and recording.reason:
         parts.append(f"not recorded: {recording.reason}")
     return "Session: " + " · ".join(parts)

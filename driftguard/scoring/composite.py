@@ -30,9 +30,11 @@ from driftguard.compaction.budget import Budget
 from driftguard.compaction.budget import budget as room_left
 from driftguard.compaction.window import UsableWindow
 from driftguard.model import (
+    CALIBRATION_NONE,
     FACTOR_NAMES,
     SCORINGS,
     WARN_THRESHOLDS,
+    CalibrationUse,
     ResolvedBy,
     Scoring,
     Session,
@@ -43,6 +45,7 @@ from driftguard.scoring import calibrated, factors
 from driftguard.scoring.calibrated import CALIBRATION, Calibration, Measures
 from driftguard.scoring.features import Features
 from driftguard.scoring.goal import goal_distance
+from driftguard.scoring.personal import Personal, remap
 from driftguard.scoring.wording import (
     Remedy,
     Trouble,
@@ -118,6 +121,8 @@ class DriftReport:
         remedy: what the recommendation asks for (:data:`~driftguard.scoring.wording.Remedy`):
             a handoff hint follows it only for ``"fresh_start"``, so a loop alone, which a
             fresh session would repeat, gets none (``handoff_suggested`` is unchanged).
+        calibration: which calibration the score used, and why not a personal one
+            (issue #20).
     """
 
     score: int
@@ -141,6 +146,7 @@ class DriftReport:
     budget: Budget | None = None
     found_in: str | None = None
     remedy: Remedy = "carry_on"
+    calibration: CalibrationUse = CALIBRATION_NONE
 
     @property
     def usable_window(self) -> int:
@@ -293,6 +299,8 @@ def score_session(
     window_source: WindowSource | None = None,
     features: Features | None = None,
     window_rule: str | None = None,
+    personal: Personal | None = None,
+    calibration_use: CalibrationUse = CALIBRATION_NONE,
 ) -> DriftReport:
     """Score one parsed session (design §5, issue #8).
 
@@ -320,6 +328,11 @@ def score_session(
         features: what the factors read from ``session.messages``, when the caller keeps
             them up to date (:class:`driftguard.sessions.incremental.SessionCache`); computed here
             otherwise. Either way the report is the same.
+        personal: the user's own calibration (:func:`driftguard.scoring.personal.personal_for`,
+            made from ``calibration``): its scales replace ``calibration``'s, and the
+            composite is mapped through its state lines (:func:`~.personal.remap`). Ignored
+            under ``seed``, which is never calibrated.
+        calibration_use: what the report says about the calibration (issue #20).
 
     Returns:
         The :class:`DriftReport`; a session with fewer than 2 messages scores 0 with
@@ -356,7 +369,10 @@ def score_session(
             window_source=window_source,
             window_rule=window_rule,
             budget=room_left(session, usable.tokens),
+            calibration=calibration_use,
         )
+    if personal is not None and scoring == "calibrated":
+        calibration = personal.calibration
     measures: Measures | None = None
     reasons: Mapping[str, str]
     trouble: Trouble | None = None
@@ -383,6 +399,8 @@ def score_session(
             calibration=calibration,
         )
         composite = combine(weights, values, calibration.form, calibration.power)
+        if personal is not None:
+            composite = remap(composite, personal.lines)
         reasons = calibrated_reasons(measures, session, usable, calibration)
     score = min(100, max(0, math.floor(composite + 0.5)))
     state = state_for(score)
@@ -415,4 +433,5 @@ def score_session(
         window_rule=window_rule,
         budget=room_left(session, usable.tokens),
         remedy=advice.remedy,
+        calibration=calibration_use,
     )

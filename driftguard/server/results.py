@@ -7,7 +7,7 @@ pydantic models at the MCP edge only; the engine's reports are frozen dataclasse
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "NOTES_DESCRIPTION",
     "ActionLoopInfo",
+    "CalibrationInfo",
     "CompactionEntry",
     "CompactionsInfo",
     "DriftResult",
@@ -55,6 +56,23 @@ NOTES_DESCRIPTION = (
     "What did not go as asked, in one line each: a handoff that was not saved (and why), "
     "history or stored state that could not be read or written."
 )
+
+
+class CalibrationInfo(BaseModel):
+    """Which calibration the score used (issue #20)."""
+
+    kind: Literal["none", "personal"] = Field(
+        description="personal: the user's own sessions set the factor scales and state lines; "
+        "none: the default scales."
+    )
+    sessions: int | None = Field(
+        description="How many of the user's sessions of this host and model family there are."
+    )
+    needed: int | None = Field(description="How many it takes before the calibration applies.")
+    host: str | None = Field(description="The host the calibration is for.")
+    model: str | None = Field(description="The model family the calibration is for.")
+    file: str | None = Field(description="The calibration file read, if any.")
+    reason: str | None = Field(description="Why the score is not calibrated; null when it is.")
 
 
 class SessionInfo(BaseModel):
@@ -100,6 +118,9 @@ class SessionInfo(BaseModel):
     usable_window_rule: str | None = Field(description="How usable_window was derived.")
     usable_window_overrides: list[str] = Field(
         description="Environment variables or settings that moved the compaction point."
+    )
+    calibration: CalibrationInfo = Field(
+        description="Which calibration the score used: none, or personal (issue #20)."
     )
     project: str = Field(description="The project whose sessions were looked for.")
     project_source: ProjectSource = Field(

@@ -253,7 +253,11 @@ def test_trend_on_the_command_line_tells_the_user_what_to_run_and_names_the_sess
     first, session_line = run(capsys, "trend").splitlines()
     assert first == "No scores recorded yet for this session: run `driftguard score` to record one."
     assert session_line.startswith(f"Session: claude_code · {transcript} · ")
-    assert session_line.endswith("· resolved by newest in project")
+    # the calibration the score would use closes the line (issue #20)
+    assert session_line.endswith(
+        "· resolved by newest in project · default scales: no calibration yet "
+        "(`driftguard calibrate` learns one)"
+    )
     scored = report(capsys)
     score, state = scored["score"], scored["state"]
     lines = run(capsys, "trend").splitlines()

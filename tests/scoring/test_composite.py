@@ -197,6 +197,7 @@ def test_json_report_has_the_contract_field_names_and_what_issues_8_and_13_add()
         "context_growth_per_turn",
         "usable_window_rule",
         "usable_window_overrides",
+        "calibration",
         "found_in",  # newcomer's review N3
     }
     assert payload["scoring"] == "seed"

@@ -58,6 +58,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         ),
     )
     parser.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="score on the calibration in FILE (`driftguard calibrate --out FILE`), or "
+        "'auto' (yours, once there are enough sessions) or 'off' "
+        "(default: config calibration, else auto)",
+    )
+    parser.add_argument(
         "--demo", action="store_true", help="score the demo session shipped with driftguard"
     )
 
@@ -90,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
             resolved_by=target.resolved_by,
             context_window=args.context_window,
             found_in=target.found_in,
+            calibration=args.calibration,
         )
     warn([*outcome.config.warnings, *store.notes])
     kept = outcome.goal_use is not None and outcome.goal_use.kept
