@@ -1,5 +1,6 @@
 """Which hosts hand a saved handoff to the next session by themselves: those whose settings
-run driftguard's session-start hook (:mod:`.claude_hooks` writes it).
+run the driftguard hook that hands it over (``setup --hooks`` writes it: the session-start
+hook, or on Gemini CLI the prompt hook).
 
 The shells ask this before they save a handoff (``driftguard handoff --write``, the
 ``save_handoff`` tool), so the prompt tells the model how the next session gets it; the
@@ -14,11 +15,17 @@ __all__ = ["session_start_hooked"]
 
 
 def session_start_hooked(cli: CliName) -> bool:
-    """Whether the host of a ``cli`` session runs driftguard's session-start hook; ``False``
-    for a host setup writes no such hook for, and when its settings cannot be read (then
-    no hook of ours runs either). Never raises for a missing or broken file."""
-    if cli == "claude_code":
-        from driftguard.setup_scripts.claude_hooks import session_start_installed
+    """Whether the host of a ``cli`` session runs the driftguard hook that hands a waiting
+    handoff over (Gemini CLI: its prompt hook; elsewhere the session-start hook); ``False``
+    when its settings cannot be read (then no hook of ours runs either). Never raises for
+    a missing or broken file."""
+    from driftguard.setup_scripts import HOOK_HOSTS
+    from driftguard.setup_scripts._hooks_file import installed_events, read_settings
 
-        return session_start_installed()
-    return False
+    host = HOOK_HOSTS[cli]
+    value = read_settings(host)
+    if value is None:
+        return False
+    wanted = "user-prompt-submit" if cli == "gemini_cli" else "session-start"
+    event = next(spec.event for spec in host.specs if spec.name == wanted)
+    return event in installed_events(host, value)

@@ -585,10 +585,12 @@ def _ledger_lines(ledger: LedgerView) -> list[str]:
     return [f"- {sentence}" for sentence in sentences if sentence]
 
 
-HANDED_OVER_BY_HOOK: frozenset[CliName] = frozenset({"claude_code"})
-"""The hosts whose next session is given a saved handoff without being asked: driftguard's
-``SessionStart`` hook (``driftguard setup --hooks``) adds it to a new Claude Code session's
-context. Codex has no hook that can; Gemini CLI's and Cursor's are not installed."""
+HANDED_OVER_BY_HOOK: frozenset[CliName] = frozenset(
+    {"claude_code", "codex_cli", "gemini_cli", "cursor"}
+)
+"""The hosts whose next session is given a saved handoff without being asked, once
+driftguard's hooks are installed (``driftguard setup --hooks``): Claude Code, Codex and
+Cursor at session start, Gemini CLI with the first prompt."""
 
 READ_HANDOFF = "Read .driftguard/handoff.md and continue from it."
 """What to begin a session with in a host that is not given the handoff by itself."""
@@ -596,23 +598,23 @@ READ_HANDOFF = "Read .driftguard/handoff.md and continue from it."
 
 def pickup(cli: CliName, where: str = "this project", *, hooked: bool = True) -> str:
     """One sentence on how the next session gets a handoff saved in ``where`` from a
-    ``cli`` session: by itself in Claude Code (:data:`HANDED_OVER_BY_HOOK`) when ``hooked``
-    (driftguard's ``SessionStart`` hook is installed), else by being asked."""
+    ``cli`` session: by itself when ``hooked`` (the host runs driftguard's hooks,
+    :data:`HANDED_OVER_BY_HOOK`), else by being asked."""
+    host = host_name(cli)
     if cli in HANDED_OVER_BY_HOOK and hooked:
         return (
-            f"The next Claude Code session started in {where} begins with it "
-            "(driftguard's SessionStart hook, from `driftguard setup --hooks`)."
+            f"The next {host} session started in {where} begins with it "
+            "(driftguard's hooks, from `driftguard setup --hooks`)."
         )
     if cli in HANDED_OVER_BY_HOOK:
         return (
-            "driftguard's SessionStart hook, which hands it to the next Claude Code session, "
-            "is not installed (`driftguard setup --hooks` installs it): begin the next "
-            f"session in {where} with “{READ_HANDOFF}”"
+            f"driftguard's hooks, which hand it to the next {host} session, are not "
+            "installed (`driftguard setup --hooks` installs them): begin the next session "
+            f"in {where} with “{READ_HANDOFF}”"
         )
     return (
-        f"{host_name(cli)} does not start a session with it by itself: begin the next "
-        f"session with “{READ_HANDOFF}” (a Claude Code session started in {where} "
-        "begins with it)."
+        f"{host} does not start a session with it by itself: begin the next session with "
+        f"“{READ_HANDOFF}”"
     )
 
 

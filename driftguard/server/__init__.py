@@ -80,9 +80,9 @@ to carry on or start fresh.
 When get_drift suggests a handoff, or the user wants to start a fresh session, call \
 get_handoff and follow its instructions to write handoff.md for the next session. \
 save_handoff does the same but first saves the draft as .driftguard/handoff.md in the \
-project, to be completed in place; a new Claude Code session started in this project then \
-begins with it, and in another host the next session must be asked to read it (its result \
-says how). get_trend shows how the score moved over this session."""
+project, to be completed in place; the next session started in this project then begins \
+with it where driftguard's hooks are installed, and must be asked to read it elsewhere (its \
+result says which). get_trend shows how the score moved over this session."""
 
 READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False

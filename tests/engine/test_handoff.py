@@ -624,12 +624,9 @@ def test_real_sessions_give_a_prompt_with_the_five_sections(relative: str) -> No
     ("cli", "said"),
     [
         ("claude_code", "The next Claude Code session started in this project begins with it"),
-        (
-            "codex_cli",
-            "Codex does not start a session with it by itself: begin the next session "
-            "with “Read .driftguard/handoff.md and continue from it.”",
-        ),
-        ("gemini_cli", "Gemini CLI does not start a session with it by itself"),
+        ("codex_cli", "The next Codex session started in this project begins with it"),
+        ("gemini_cli", "The next Gemini CLI session started in this project begins with it"),
+        ("cursor", "The next Cursor session started in this project begins with it"),
     ],
 )
 def test_a_saved_handoff_says_how_the_next_session_of_that_host_gets_it(

@@ -268,8 +268,8 @@ def test_cli_handoff_write_says_where_it_saved_and_asks_to_complete_it_in_place(
     assert f"driftguard saved the draft below as `{saved}`" in out
     assert "Complete it in place" in out
     assert out.splitlines()[1].startswith(
-        "driftguard's SessionStart hook, which hands it to the next Claude Code session, is "
-        "not installed (`driftguard setup --hooks` installs it): begin the next session in "
+        "driftguard's hooks, which hand it to the next Claude Code session, are not "
+        "installed (`driftguard setup --hooks` installs them): begin the next session in "
         f"{project} with “Read .driftguard/handoff.md and continue from it.”"
     )
 

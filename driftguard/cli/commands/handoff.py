@@ -36,10 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--write",
         action="store_true",
         help="also save the pre-filled draft as .driftguard/handoff.md in the project, with "
-        "a checkpoint; the next Claude Code session started there begins with it (with "
-        "the hooks of setup --hooks), another host's when asked to read it (a handoff.md "
-        "someone completed is kept as "
-        ".driftguard/handoff-<UTC time>.md)",
+        "a checkpoint; the next session started there begins with it (with the hooks of "
+        "setup --hooks), else when asked to read it (a handoff.md someone completed is "
+        "kept as .driftguard/handoff-<UTC time>.md)",
     )
     parser.add_argument(
         "--status",
