@@ -211,7 +211,7 @@ class Adapter(ABC):
         the end of each turn, oldest first, then :meth:`parse`'s result (see
         :func:`driftguard.adapters.turn_snapshots`). By default the prefixes of the
         remembered messages that end before each typed prompt, with the context of the
-        latest usage in the prefix (characters ÷ 4 without one, design §5.3) and the
+        latest usage in the prefix (characters ÷ 4 without one, docs/design.md §5.3) and the
         compactions of the whole session: a file rewritten whole keeps no earlier state.
         A source whose store keeps what a compaction dropped overrides it.
 

@@ -1,4 +1,4 @@
-"""Time parsing and scoring of a large Claude Code session (design.md §9). Not a unit test.
+"""Time parsing and scoring of a large Claude Code session (docs/design.md §9). Not a unit test.
 
 Usage: ``python benchmarks/bench_parse.py [--megabytes 45] [--turns 5] [--keep DIR]``
 

@@ -77,7 +77,7 @@ def _row(label: str, times: list[float], extra: str = "") -> None:
 
 
 def _status_payload(transcript: Path) -> bytes:
-    """A status-line payload of the current shape (formats.md §A.13), values our own."""
+    """A status-line payload of the current shape (docs/formats.md §A.13), values our own."""
     return json.dumps(
         {
             "session_id": SESSION_ID,

@@ -65,7 +65,7 @@ SEED_WEIGHTS = {
         "confidence_drift": 0.01,
     },
 }
-"""Design §5.4's weights of the presets whose emphasis is kept (VALIDITY.md §3)."""
+"""docs/design.md §5.4's weights of the presets whose emphasis is kept (VALIDITY.md §3)."""
 
 
 @dataclass(slots=True)

@@ -1,4 +1,4 @@
-"""Checks shared by the preset loader and the config loader (design.md §5.4).
+"""Checks shared by the preset loader and the config loader (docs/design.md §5.4).
 
 One rule for what a factor weight is, so a preset file (TOML) and a config file (JSON)
 accept exactly the same values, and one way to describe a rejected value in an error

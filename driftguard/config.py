@@ -1,4 +1,5 @@
-"""Settings from the global ``~/.driftclirc`` and the project's ``.driftcli`` (design.md §2, §5.4).
+"""Settings from the global ``~/.driftclirc`` and the project's ``.driftcli`` (docs/design.md §2,
+§5.4).
 
 Both files are optional JSON objects (UTF-8, a leading byte-order mark is tolerated) and
 driftguard only ever reads them — never creates, fixes or rewrites one. The global file is
@@ -21,7 +22,7 @@ skipped. A config file that does not exist is skipped too. Every key is optional
       "calibration": "auto"                        // "auto", "off" or a calibration file
     }
 
-``history`` may also be written with the flat dotted keys of design §5.4,
+``history`` may also be written with the flat dotted keys of docs/design.md §5.4,
 ``"history.enabled"`` and ``"history.retentionDays"``; one file may not give the same
 setting both ways (that is an error, not a guess).
 
@@ -110,9 +111,9 @@ __all__ = [
 ]
 
 GLOBAL_CONFIG_NAME = ".driftclirc"
-"""The global config's file name, in the home directory (design §2)."""
+"""The global config's file name, in the home directory (docs/design.md §2)."""
 PROJECT_CONFIG_NAME = ".driftcli"
-"""The project config's file name, in the project directory (design §2)."""
+"""The project config's file name, in the project directory (docs/design.md §2)."""
 
 DEFAULT_PRESET = "coding"
 DEFAULT_WARN_THRESHOLD = WARN_THRESHOLDS["calibrated"]
@@ -146,7 +147,7 @@ _T = TypeVar("_T")
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """The settings in force (design §5.4), after every file and flag was applied.
+    """The settings in force (docs/design.md §5.4), after every file and flag was applied.
 
     Attributes:
         preset: the name of the preset the weights start from.
@@ -211,12 +212,12 @@ class _FileSettings:
 
 
 def global_config_path() -> Path:
-    """``~/.driftclirc``, with the home directory of the moment (design §2)."""
+    """``~/.driftclirc``, with the home directory of the moment (docs/design.md §2)."""
     return Path.home() / GLOBAL_CONFIG_NAME
 
 
 def project_config_path(project: Path) -> Path:
-    """``<project>/.driftcli`` (design §2); it may not exist, or be the state folder."""
+    """``<project>/.driftcli`` (docs/design.md §2); it may not exist, or be the state folder."""
     return project / PROJECT_CONFIG_NAME
 
 
@@ -226,7 +227,7 @@ def load_config(
     preset: str | None = None,
     weight_overrides: Mapping[str, float] | None = None,
 ) -> Config:
-    """Read the global and the project config and resolve the settings (design §5.4).
+    """Read the global and the project config and resolve the settings (docs/design.md §5.4).
 
     Args:
         project: the project directory whose ``.driftcli`` applies (the session's cwd or
@@ -367,7 +368,7 @@ def _read_json_object(path: Path, *, directory_is_state: bool) -> tuple[str, dic
     """Read one config file: ``(source, object)``, or ``None`` when there is no config there.
 
     Absent files (and paths under a non-directory) are no config; so is a directory when
-    ``directory_is_state`` (the project's ``.driftcli`` state folder, design §2).
+    ``directory_is_state`` (the project's ``.driftcli`` state folder, docs/design.md §2).
 
     Raises:
         ConfigError: unreadable, not UTF-8, invalid JSON (including an integer beyond

@@ -1,12 +1,12 @@
 """A JSON / JSONC reader that remembers where each object member sits, and the text edits
 ``driftguard setup`` makes with it: add, replace or remove one member of an object,
-touching no other byte of the file (design.md §8; mcp-and-hosts.md §3.1, §3.2, §3.4).
+touching no other byte of the file (docs/design.md §8; docs/host-configs.md §3.1, §3.2, §3.4).
 
 Two dialects:
 
 - **strict JSON** (``comments=False``): RFC 8259 as ``JSON.parse`` reads it. Claude
   Code's ``~/.claude.json`` and ``.mcp.json`` (its settings files are strict JSON too,
-  mcp-and-hosts.md §3.1) and Cursor's ``mcp.json`` (not verified from a primary source,
+  docs/host-configs.md §3.1) and Cursor's ``mcp.json`` (not verified from a primary source,
   so treated as strict, §3.4).
 - **JSONC** (``comments=True``): strict JSON plus ``// line`` and ``/* block */``
   comments, nothing else. Gemini CLI reads ``settings.json`` as

@@ -1,8 +1,8 @@
-"""Plain data shared by adapters, scoring and the shells (design.md §4).
+"""Plain data shared by adapters, scoring and the shells (docs/design.md §4).
 
 Adapters turn a CLI's session file into one :class:`Session` holding the
 :class:`ParsedMessage` list the model still remembers (what follows the last compaction,
-design §5.1). Nothing here does I/O.
+docs/design.md §5.1). Nothing here does I/O.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ SCORINGS: tuple[Scoring, ...] = get_args(Scoring)
 ``benchmarks/VALIDITY.md``)."""
 
 WARN_THRESHOLDS: dict[Scoring, int] = {"seed": 60, "calibrated": 61}
-"""The default ``warnThreshold`` of each scoring: the seed's 60 (design §5.4), and the
+"""The default ``warnThreshold`` of each scoring: the seed's 60 (docs/design.md §5.4), and the
 Drifting line 61 on the calibrated scales (``benchmarks/VALIDITY.md`` rule v2, change 3),
 so that the handoff is suggested whenever the state is drifting or polluted."""
 
@@ -85,12 +85,12 @@ ProjectSource = Literal["DRIFTGUARD_PROJECT_DIR", "CLAUDE_PROJECT_DIR", "roots",
 environment variable the host set, the MCP client's roots, or the working directory."""
 
 State = Literal["fresh", "warming", "drifting", "polluted"]
-"""The drift state a score falls in (design §5.4)."""
+"""The drift state a score falls in (docs/design.md §5.4)."""
 
 ResolvedBy = Literal[
     "path", "argument", "process_pointer", "env_session_id", "pointer", "newest_in_project"
 ]
-"""How the session a score is about was chosen (design §6, "Which session";
+"""How the session a score is about was chosen (docs/design.md §6, "Which session";
 :mod:`driftguard.sessions.resolve`): a path the user gave, a ``session`` argument over MCP, the
 pointer the ``SessionStart`` hook of the host process wrote, the host's
 ``CLAUDE_CODE_SESSION_ID``, the project's hook pointer, or the newest session of the
@@ -122,7 +122,7 @@ FACTOR_NAMES: tuple[str, ...] = (
     "uncertainty",
     "confidence_drift",
 )
-"""The six factors' JSON names in design order (design.md §5.3, §5.5): the keys of a
+"""The six factors' JSON names in design order (docs/design.md §5.3, §5.5): the keys of a
 report's ``factors`` and ``weights``, of a preset's ``[weights]`` table (§5.4) and of a
 config file's ``weights`` object."""
 
@@ -253,9 +253,9 @@ class Session:
         messages: what the model still remembers: the messages after the last compaction
             boundary, the compaction summary first (``is_summary=True``) when there is one.
         context_tokens: tokens in the context window at the latest real request after the
-            last compaction, as the CLI itself reports them (design §5.3), or the estimate
+            last compaction, as the CLI itself reports them (docs/design.md §5.3), or the estimate
             ``floor(Σ len(content) / 4)`` when ``tokens_estimated``.
-        context_window: the model's context window in tokens (design §5.3).
+        context_window: the model's context window in tokens (docs/design.md §5.3).
         tokens_estimated: ``context_tokens`` is an estimate from characters, not usage.
         compactions: compaction boundaries seen in the whole file.
         skipped_lines: malformed, half-written or unknown records (counted, never fatal).
@@ -288,7 +288,7 @@ class Session:
 
     @property
     def message_count(self) -> int:
-        """User + assistant messages (design §5.1): the count shown to users."""
+        """User + assistant messages (docs/design.md §5.1): the count shown to users."""
         return sum(1 for m in self.messages if m.role in ("user", "assistant") and not m.is_summary)
 
     @property

@@ -1,4 +1,4 @@
-"""Where driftguard keeps its own state (design.md §2).
+"""Where driftguard keeps its own state (docs/design.md §2).
 
 ``~/.driftcli/`` holds ``history/``, ``sessions/``, ``pointers/``, ``cache/``,
 ``reports/`` and ``calibration.json``;
@@ -38,12 +38,12 @@ def state_dir() -> Path:
 
 
 def history_dir() -> Path:
-    """One JSONL file of score snapshots per session (design §7)."""
+    """One JSONL file of score snapshots per session (docs/design.md §7)."""
     return state_dir() / "history"
 
 
 def sessions_dir() -> Path:
-    """Per-session state such as the stored goal (design §7)."""
+    """Per-session state such as the stored goal (docs/design.md §7)."""
     return state_dir() / "sessions"
 
 
@@ -54,7 +54,7 @@ def handoffs_dir() -> Path:
 
 
 def pointers_dir() -> Path:
-    """Hook-written pointers to each project's current transcript (design §6)."""
+    """Hook-written pointers to each project's current transcript (docs/design.md §6)."""
     return state_dir() / "pointers"
 
 
@@ -70,7 +70,7 @@ def calibration_path() -> Path:
 
 
 def cache_dir() -> Path:
-    """The status-line cache (design §2)."""
+    """The status-line cache (docs/design.md §2)."""
     return state_dir() / "cache"
 
 

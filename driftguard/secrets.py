@@ -1,7 +1,7 @@
 """The secret gate: every excerpt of a transcript passes it before driftguard shows it.
 
 Session transcripts hold whatever the tools read (``.env`` files, command output, pasted
-keys; formats.md "Privacy"). :func:`gate` takes one excerpt (a prompt, a command line, a
+keys; docs/formats.md "Privacy"). :func:`gate` takes one excerpt (a prompt, a command line, a
 file path, an error line) and returns a :class:`GatedText`:
 
 - a **delimitable secret** is replaced by ``[REDACTED:<rule-id>:<digest>]``, where the
@@ -228,7 +228,7 @@ on gated text (redaction only shortens lines and never writes a section line, a
 BEGIN/END line or ``NAME=``; a kept excerpt with enough dotenv lines had no value a rule
 catches), so gating gated text changes nothing and reports no redactions.
 
-Pure functions, no I/O. Design reference: issue #3 item 2, design.md §6 (``get_handoff``).
+Pure functions, no I/O. Design reference: issue #3 item 2, docs/design.md §6 (``get_handoff``).
 """
 
 from __future__ import annotations

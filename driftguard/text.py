@@ -1,4 +1,4 @@
-"""Text conventions every factor shares (design.md §5.2), exact.
+"""Text conventions every factor shares (docs/design.md §5.2), exact.
 
 - lower-case with :meth:`str.lower`; words are :meth:`str.split` tokens;
 - lengths are ``len(str)`` (code points);
@@ -24,7 +24,7 @@ _OPENING_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 
 
 def remove_code(text: str) -> str:
-    """``text`` with every fenced code block deleted, fence lines included (design §5.2)."""
+    """``text`` with every fenced code block deleted, fence lines included (docs/design.md §5.2)."""
     if "```" not in text and "~~~" not in text:
         return text
     kept: list[str] = []
@@ -48,7 +48,7 @@ def remove_code(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """The lower-cased :meth:`str.split` tokens of ``text`` (design §5.2)."""
+    """The lower-cased :meth:`str.split` tokens of ``text`` (docs/design.md §5.2)."""
     return text.lower().split()
 
 
@@ -60,7 +60,7 @@ def word_trigrams(text: str) -> frozenset[tuple[str, str, str]]:
 
 @lru_cache(maxsize=64)
 def phrase_pattern(phrase: str) -> re.Pattern[str]:
-    """The compiled matcher of ``phrase`` under the design §5.2 phrase rule."""
+    """The compiled matcher of ``phrase`` under the docs/design.md §5.2 phrase rule."""
     body = r"\s+".join(re.escape(part) for part in phrase.split())
     tail = r"(?!\w)" if phrase[-1].isalnum() else ""
     return re.compile(r"(?<!\w)" + body + tail, re.IGNORECASE)

@@ -1,4 +1,4 @@
-"""The shipped weight presets and their loader (design.md §5.4).
+"""The shipped weight presets and their loader (docs/design.md §5.4).
 
 A preset is one TOML file in this package, installed as package data
 (``pyproject.toml``: ``"driftguard.presets" = ["*.toml"]``) and read through
@@ -18,7 +18,7 @@ The file's stem is the preset's name::
 
 Shipped presets: ``coding`` (the default), ``research``, ``brainstorm``, ``strict`` on the
 calibrated scoring (``benchmarks/VALIDITY.md`` says how their weights were set), and
-``seed``: design §5.3–5.4 as first written, exactly. Their weights sum to 1 (a test checks
+``seed``: docs/design.md §5.3–5.4 as first written, exactly. Their weights sum to 1 (a test checks
 it). The loader itself asks less of a file: every weight a finite number ≥ 0 (integers
 allowed, booleans not) and not all of them 0, since the scorer normalises over the active
 factors anyway. Any other shape — invalid TOML, a key other than ``description``,
@@ -89,7 +89,7 @@ PRESET_NAMES: tuple[str, ...] = _discover(_preset_root())
 
 
 def load_preset(name: str) -> Preset:
-    """Load the shipped preset called ``name`` (design.md §5.4).
+    """Load the shipped preset called ``name`` (docs/design.md §5.4).
 
     Raises:
         UnknownNameError: no preset has that name (names are exact, case-sensitive); the

@@ -9,7 +9,7 @@ second half (stock sentences repeated verbatim, shorter replies, more hedging, t
 self-corrections) while the context fills to about 80 % of a 200 000-token window. No
 compaction happens.
 
-The on-disk shape is the current Claude Code one (version 2.1.114; formats.md §A.3–A.7):
+The on-disk shape is the current Claude Code one (version 2.1.114; docs/formats.md §A.3–A.7):
 
 - one JSON object per line, compact separators, raw UTF-8, a newline after each line;
 - conversation entries (``user``, ``assistant``, ``attachment``, ``system``) carry the envelope
@@ -75,7 +75,7 @@ Json = dict[str, Any]
 
 @dataclass(frozen=True)
 class Tool:
-    """One tool call and its result as Claude Code records them (formats.md §A.7)."""
+    """One tool call and its result as Claude Code records them (docs/formats.md §A.7)."""
 
     name: str
     input: Json
@@ -218,7 +218,7 @@ class Workspace:
 def bash(
     command: str, description: str, output: str, exit_code: int = 0, seconds: float = 1.2
 ) -> Tool:
-    """A Bash call; a non-zero exit is an error result (formats.md §A.7)."""
+    """A Bash call; a non-zero exit is an error result (docs/formats.md §A.7)."""
     if exit_code:
         text = f"Exit code {exit_code}\n{output}"
         return Tool(

@@ -1,5 +1,5 @@
 """``driftguard setup``: register ``driftguard serve`` with every installed host, safely
-(design.md §8, §10; mcp-and-hosts.md §3).
+(docs/design.md §8, §10; docs/host-configs.md §3).
 
 One module per host whose config it edits — :mod:`.claude_code`, :mod:`.gemini_cli`,
 :mod:`.codex_cli`, :mod:`.cursor` — over the shared safe-edit helpers
@@ -14,7 +14,7 @@ One module per host whose config it edits — :mod:`.claude_code`, :mod:`.gemini
   reads next to ``clientInfo.name`` (:data:`driftguard.sessions.hosts.HOST_ENV`).
 - Each host yields one :class:`HostResult`: added, already present, updated, removed,
   not present, skipped (why), refused (why) or failed (why), with the change as a
-  unified diff. :func:`exit_code` is 0 when every host is done, else 1 (design §10).
+  unified diff. :func:`exit_code` is 0 when every host is done, else 1 (docs/design.md §10).
 - ``--hooks`` adds driftguard's hooks to every installed host (:mod:`.claude_hooks`,
   with Claude Code's status line; :mod:`.codex_hooks`, :mod:`.gemini_hooks`,
   :mod:`.cursor_hooks`; with ``--project``, Cursor's project rule :mod:`.cursor_rule`):
@@ -187,7 +187,7 @@ def _guarded(host: HostName, label: str, action: Callable[[], HostResult]) -> Ho
 
 def exit_code(results: Sequence[HostResult]) -> int:
     """0 when every host is done, 1 when one was refused, failed or kept a differing
-    entry (design §8, §10)."""
+    entry (docs/design.md §8, §10)."""
     return 0 if all(result.ok for result in results) else 1
 
 

@@ -1,6 +1,6 @@
 """What every host module of ``driftguard setup`` shares: the request, the per-host
 result, the server entry and the decision between add, keep, update and remove
-(design.md §8)."""
+(docs/design.md §8)."""
 
 from __future__ import annotations
 
@@ -185,7 +185,7 @@ def stdio_matches(
 
 OTHER_TRANSPORT_KEYS = ("url", "httpUrl", "tcp")
 """Keys that make an entry a server of another transport (HTTP, SSE, websocket) in the
-hosts' entry shapes (mcp-and-hosts.md §3.1–§3.4)."""
+hosts' entry shapes (docs/host-configs.md §3.1–§3.4)."""
 
 
 def merged_entry(
@@ -201,7 +201,7 @@ def merged_entry(
     An ``existing`` that is not a stdio entry — not an object, with a ``url``,
     ``httpUrl`` or ``tcp``, or a ``type`` other than ``stdio`` — is replaced as a whole:
     its keys belong to another transport and would make a stdio entry invalid (Codex
-    refuses ``url`` next to ``command``, mcp-and-hosts.md §3.3).
+    refuses ``url`` next to ``command``, docs/host-configs.md §3.3).
     """
     defaults = defaults or {}
     if (

@@ -1,5 +1,5 @@
 """Safe edits of a host's config file: the one path by which ``driftguard setup`` changes
-a file (design.md §8; mcp-and-hosts.md §3.6).
+a file (docs/design.md §8; docs/host-configs.md §3.6).
 
 Every edit, in order:
 

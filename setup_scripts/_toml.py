@@ -1,6 +1,6 @@
 """The edits ``driftguard setup`` makes to Codex CLI's ``config.toml``: add, replace or
-remove one ``[mcp_servers.<name>]`` table, keeping every other byte (design.md §8;
-mcp-and-hosts.md §3.3).
+remove one ``[mcp_servers.<name>]`` table, keeping every other byte (docs/design.md §8;
+docs/host-configs.md §3.3).
 
 Codex prints ``Error loading config.toml: …`` and exits on a file it cannot load, and a
 table with an unknown key or with neither ``command`` nor ``url`` is such a file (§3.3).

@@ -1,5 +1,5 @@
-"""Claude Code: register driftguard as a user-scope MCP server (design.md §8;
-mcp-and-hosts.md §3.1).
+"""Claude Code: register driftguard as a user-scope MCP server (docs/design.md §8;
+docs/host-configs.md §3.1).
 
 Where Claude Code keeps it. The user scope is the top-level ``mcpServers`` object of
 Claude Code's global config file, which is (as Claude Code 2.1.197 computes it, read in

@@ -1,4 +1,4 @@
-"""Codex CLI: register driftguard in ``config.toml`` (design.md §8; mcp-and-hosts.md §3.3).
+"""Codex CLI: register driftguard in ``config.toml`` (docs/design.md §8; docs/host-configs.md §3.3).
 
 Where: ``<codex root>/config.toml``, the root being ``$CODEX_HOME`` or ``~/.codex``
 (:func:`driftguard.adapters.codex_cli.root`); with ``--project DIR``,

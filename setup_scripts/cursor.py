@@ -1,4 +1,4 @@
-"""Cursor: register driftguard in ``mcp.json`` (design.md §8; mcp-and-hosts.md §3.4).
+"""Cursor: register driftguard in ``mcp.json`` (docs/design.md §8; docs/host-configs.md §3.4).
 
 Where: ``~/.cursor/mcp.json`` (``%USERPROFILE%\\.cursor\\mcp.json`` on Windows); with
 ``--project DIR``, ``DIR/.cursor/mcp.json`` (Cursor asks to approve a project's

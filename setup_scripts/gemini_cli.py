@@ -1,4 +1,4 @@
-"""Gemini CLI: register driftguard in ``settings.json`` (design.md §8; mcp-and-hosts.md
+"""Gemini CLI: register driftguard in ``settings.json`` (docs/design.md §8; docs/host-configs.md
 §3.2).
 
 Where: ``<gemini root>/settings.json``, the root being ``$GEMINI_CLI_HOME/.gemini`` or
@@ -18,7 +18,7 @@ The entry: ``{"command": "<abs>/driftguard", "args": ["serve"],
 folders ("uses stdio transport but current folder is not trusted"), which the report
 notes with the two ways that work in Gemini CLI 0.61.0 (which has no ``trust``
 subcommand, whatever that message says): trust the folder when Gemini asks, or add it
-to ``trustedFolders.json`` — ``{"<abs folder>": "TRUST_FOLDER"}`` (real-clis.md §2) —
+to ``trustedFolders.json`` — ``{"<abs folder>": "TRUST_FOLDER"}`` (docs/real-clis.md §2) —
 which lives in the same root folder (``Storage.getTrustedFoldersPath`` in its bundle,
 moved by ``GEMINI_CLI_TRUSTED_FOLDERS_PATH``).
 """

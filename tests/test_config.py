@@ -1,4 +1,4 @@
-"""Config files ``~/.driftclirc`` and ``<project>/.driftcli`` (design.md §2, §5.4)."""
+"""Config files ``~/.driftclirc`` and ``<project>/.driftcli`` (docs/design.md §2, §5.4)."""
 
 from __future__ import annotations
 
@@ -211,7 +211,7 @@ def test_driftguard_home_does_not_move_the_global_file(
 def test_a_driftcli_directory_in_the_project_is_not_a_config(
     isolated_home: Path, global_rc: Path
 ) -> None:
-    # the project is $HOME, so its .driftcli is driftguard's state folder (design §2)
+    # the project is $HOME, so its .driftcli is driftguard's state folder (docs/design.md §2)
     (isolated_home / ".driftcli" / "history").mkdir(parents=True)
     write_json(global_rc, {"warnThreshold": 75})
     config = load_config(isolated_home)

@@ -1,7 +1,7 @@
 """The shipped demo session (``driftguard score --demo``) checked as raw JSONL.
 
 These tests read the file with nothing but ``json``: they pin the on-disk shape the Claude Code
-adapter has to handle (formats.md §A.3–A.6), independently of that adapter. The file is
+adapter has to handle (docs/formats.md §A.3–A.6), independently of that adapter. The file is
 synthetic, written by ``scripts/make_demo_session.py``; the last test checks that the script
 still reproduces it byte for byte.
 """

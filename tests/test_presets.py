@@ -1,4 +1,4 @@
-"""The shipped presets and their loader (design.md §5.4, issue #8)."""
+"""The shipped presets and their loader (docs/design.md §5.4, issue #8)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from driftguard.errors import ConfigError, UnknownNameError
 from driftguard.model import FACTOR_NAMES
 from driftguard.presets import PRESET_NAMES, Preset, load_preset
 
-# design.md §5.4, in the order saturation / repetition / length collapse / goal distance /
+# docs/design.md §5.4, in the order saturation / repetition / length collapse / goal distance /
 # uncertainty / confidence drift. The seed's coding weights are the preset "seed"; the other
 # presets keep these emphases on the calibrated scales (benchmarks/VALIDITY.md §3).
 DESIGN_WEIGHTS: dict[str, tuple[float, ...]] = {

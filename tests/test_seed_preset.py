@@ -1,4 +1,4 @@
-"""The preset ``seed`` reproduces the engine before issue #8 exactly (design §5 as first
+"""The preset ``seed`` reproduces the engine before issue #8 exactly (docs/design.md §5 as first
 written): on every corpus session and on the demo, without and with a goal, the same score,
 state, unrounded composite and factors, weights (unrounded in the report; 4 decimals in the
 JSON since issue #11), messages and handoff suggestion.
@@ -72,8 +72,8 @@ def test_the_seed_preset_gives_the_numbers_the_engine_before_issue_8_gave(
     ).report
     payload = to_json_dict(report)
     assert payload["scoring"] == "seed"
-    # Unrounded values agree to 1e-12: length collapse is numpy.polyfit's slope (design §5.3),
-    # whose least-squares solver may differ in the last bits from one numpy release to the
+    # Unrounded values agree to 1e-12: length collapse is numpy.polyfit's slope (docs/design.md
+    # §5.3), whose least-squares solver may differ in the last bits from one numpy release to the
     # next (numpy 2.4 differs from the reference's by 1.1e-15 on one Gemini session); the
     # score, state and rounded factors below are compared exactly.
     assert report.composite == pytest.approx(expected["composite"], rel=1e-12, abs=1e-12)

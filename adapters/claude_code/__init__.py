@@ -57,7 +57,7 @@ class ClaudeCode(FileAdapter):
     def is_session_file_of(self, path: Path, session_id: str) -> bool:
         """``<project folder>/<session id>.jsonl`` under a ``projects`` folder: not a
         subagent's transcript (``agent-*.jsonl``, or in ``<session>/subagents/``, whose
-        lines name the parent's ``sessionId``; formats.md §A.1, corpus
+        lines name the parent's ``sessionId``; docs/formats.md §A.1, corpus
         ``tree_v2.1.114_subagents``), not a copy elsewhere."""
         return (
             path.stem == session_id

@@ -1,4 +1,4 @@
-"""Where Claude Code keeps its sessions, and which one is a project's (formats.md §A.1,
+"""Where Claude Code keeps its sessions, and which one is a project's (docs/formats.md §A.1,
 §A.2).
 
 ``<root>/projects/<name>/<session-id>.jsonl``. ``<root>`` is every entry of
@@ -56,7 +56,7 @@ PROJECT_DIR_NAME_ENV = "CLAUDE_CODE_PROJECT_DIR_NAME"
 """With :data:`CONFIG_DIR_ENV`, the project folder's name instead of the derived one."""
 
 _NAME_LIMIT = 200
-"""Longest derived project folder name kept as is (formats.md §A.2)."""
+"""Longest derived project folder name kept as is (docs/formats.md §A.2)."""
 _BASE36_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 _HEAD_RECORDS = 30
 """Records read from a candidate's start to find its ``cwd``."""
@@ -102,7 +102,7 @@ def _base36(number: int) -> str:
 def project_dir_name(cwd: str) -> str:
     """The folder under ``<root>/projects/`` where Claude Code keeps ``cwd``'s sessions.
 
-    The rule is formats.md §A.2, as in Claude Code's bundle: every UTF-16 code unit of
+    The rule is docs/formats.md §A.2, as in Claude Code's bundle: every UTF-16 code unit of
     ``cwd`` that is not an ASCII letter or digit becomes ``-`` (runs are not collapsed, so a
     character outside the BMP gives ``--``); a result longer than 200 units keeps its first
     200 and gets ``-`` plus the base-36 absolute value of the JavaScript int32 string hash
@@ -127,7 +127,7 @@ def roots() -> list[Path]:
 
     ``$CLAUDE_CONFIG_DIR`` when set (a comma-separated list gives several, in order; only
     those are used, as Claude Code then writes nowhere else); otherwise ``~/.claude``, then
-    ``$XDG_CONFIG_HOME/claude`` and ``~/.config/claude`` (formats.md §A.1, §0).
+    ``$XDG_CONFIG_HOME/claude`` and ``~/.config/claude`` (docs/formats.md §A.1, §0).
     """
     configured = [part.strip() for part in env_value(CONFIG_DIR_ENV).split(",") if part.strip()]
     if configured:

@@ -71,7 +71,7 @@ class CodexCli(FileAdapter):
 
     def is_session_file_of(self, path: Path, session_id: str) -> bool:
         """A rollout under ``sessions/`` or ``archived_sessions/`` whose name ends with the
-        thread id (``rollout-<time>-<id>.jsonl[.zst]``, real-clis.md §3): not a fork's or a
+        thread id (``rollout-<time>-<id>.jsonl[.zst]``, docs/real-clis.md §3): not a fork's or a
         subagent's rollout replaying its parent's ``session_meta``, not a copy elsewhere."""
         stem = path.name.split(".", 1)[0]
         return stem.startswith("rollout-") and stem.endswith(f"-{session_id}") and self.holds(path)

@@ -1,4 +1,4 @@
-"""Where Codex CLI keeps its rollouts, and which one is a project's (formats.md §C.1,
+"""Where Codex CLI keeps its rollouts, and which one is a project's (docs/formats.md §C.1,
 §C.3, §C.6).
 
 ``<root>/sessions/YYYY/MM/DD/rollout-*.jsonl`` and ``rollout-*.jsonl.zst``, plus
@@ -59,7 +59,7 @@ _ZSTD_CHECK_CHUNK = 1 << 20
 
 
 def root() -> Path:
-    """Codex CLI's folder: ``$CODEX_HOME`` when set, else ``~/.codex`` (formats.md §C.1)."""
+    """Codex CLI's folder: ``$CODEX_HOME`` when set, else ``~/.codex`` (docs/formats.md §C.1)."""
     override = env_value(HOME_ENV)
     return Path(override).expanduser() if override else Path.home() / ".codex"
 

@@ -1,12 +1,12 @@
-"""Codex CLI rollout files → :class:`~driftguard.model.Session` (design.md §4, §5.1, §5.3).
+"""Codex CLI rollout files → :class:`~driftguard.model.Session` (docs/design.md §4, §5.1, §5.3).
 
-Where the files live (formats.md §C.1):
+Where the files live (docs/formats.md §C.1):
 ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl`` (``$CODEX_HOME`` defaults to
 ``~/.codex``) and ``$CODEX_HOME/archived_sessions/``. Since 0.137 files idle for a week are
 rewritten as ``rollout-*.jsonl.zst``; :func:`parse` opens both (zstd is recognised by its magic
 number, not by the name).
 
-Generations (formats.md §C.2), all read by one line-by-line parser:
+Generations (docs/formats.md §C.2), all read by one line-by-line parser:
 
 * **G1** (Rust ≤ ~0.2x): a bare ``SessionMeta`` first line ``{"id", "timestamp", "instructions"}``,
   then bare ResponseItems (``{"type": "message", …}``, ``function_call``, …) and
@@ -19,7 +19,7 @@ Generations (formats.md §C.2), all read by one line-by-line parser:
 Records used:
 
 * ``session_meta``: ``payload.id`` of the **first** one is :attr:`Session.session_id` (a forked or
-  subagent file writes its own meta first and then its parent's, formats.md §C.6); its ``cwd``.
+  subagent file writes its own meta first and then its parent's, docs/formats.md §C.6); its ``cwd``.
 * ``turn_context``: ``model`` and ``cwd`` (the latest wins).
 * ``response_item`` (or a bare G1 item): ``message`` (role ``user``/``assistant``; ``developer``
   is never a message), ``function_call``, ``custom_tool_call``, ``local_shell_call``,
@@ -29,18 +29,18 @@ Records used:
   (drops the last N user turns, as Codex's own replay does), and the turn markers
   ``task_started`` / ``task_complete`` / ``turn_aborted``. ``user_message``, ``agent_message``,
   ``item_completed`` and ``task_complete.last_agent_message`` repeat response items and are not
-  read (design §5.1: one source per prompt and per answer).
-* ``compacted``: a compaction boundary (design §5.1). Everything before the last one is dropped;
-  its non-empty ``message`` is kept as the summary (``role="user"``, ``is_summary=True``).
+  read (docs/design.md §5.1: one source per prompt and per answer).
+* ``compacted``: a compaction boundary (docs/design.md §5.1). Everything before the last one
+  is dropped; its non-empty ``message`` is kept as the summary (``role="user"``, ``is_summary=True``).
   ``replacement_history`` (the prompts Codex re-sends) is a copy of pre-boundary items, a
-  "preserved segment" that design §5.1 drops from what is scored; the compaction ledger
+  "preserved segment" that docs/design.md §5.1 drops from what is scored; the compaction ledger
   (:class:`~driftguard.compaction.ledger.LedgerBuilder`) counts the text of its ``message`` items
   and the targets of its tool calls as kept (the model still sees them: generated/codex's
   0.171.0 rollout carries every prompt typed before the boundary there). The file names no
   trigger and no token count for it. ``event_msg/context_compacted`` marks the same event and
   is not counted again.
 
-Messages (design §5.1):
+Messages (docs/design.md §5.1):
 
 * assistant = a ``message`` item with role ``assistant`` and non-blank ``output_text`` (parts
   joined with ``"\\n"``); the compaction request's own answer (``metadata.compaction_output``) is
@@ -60,7 +60,7 @@ Messages (design §5.1):
   kept: Codex sends it to the child model, so the child remembers it. Compactions inside it
   apply as anywhere else.
 
-Token semantics (design §5.3, formats.md §C.4), all in tokens:
+Token semantics (docs/design.md §5.3, docs/formats.md §C.4), all in tokens:
 
 * ``context_tokens`` = ``info.last_token_usage.total_tokens`` (``input + output``; ``input``
   already includes cached tokens) of the latest *real* ``token_count`` after the last compaction.
@@ -113,7 +113,8 @@ from driftguard.model import ParsedMessage, Session, ToolCall
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "TOOL_KINDS", "CodexCliParser", "parse"]
 
 DEFAULT_CONTEXT_WINDOW: Final = 258_400
-"""Tokens; 272 000 × 0.95, used when the file names no ``model_context_window`` (design §5.3)."""
+"""Tokens; 272 000 × 0.95, used when the file names no ``model_context_window``
+(docs/design.md §5.3)."""
 
 TOOL_KINDS = ToolKinds(
     edit=frozenset({"apply_patch"}),
@@ -137,7 +138,7 @@ _ENVELOPE_KINDS: Final = frozenset(
         "token_usage_record",
     }
 )
-"""Top-level ``type`` values of G2/G3 lines (formats.md §C.2–C.3); anything else is skipped."""
+"""Top-level ``type`` values of G2/G3 lines (docs/formats.md §C.2–C.3); anything else is skipped."""
 
 _ITEM_TYPES: Final = frozenset(
     {
@@ -159,7 +160,7 @@ _ITEM_TYPES: Final = frozenset(
         "other",
     }
 )
-"""ResponseItem types a bare G1 line may have (formats.md §C.3)."""
+"""ResponseItem types a bare G1 line may have (docs/formats.md §C.3)."""
 
 _OUTPUT_ITEM_TYPES: Final = frozenset(
     {
@@ -226,7 +227,7 @@ class CodexCliParser:
         self._skipped = 0
         self._prompts = 0
         self._messages: list[ParsedMessage] = []
-        # Usage bookkeeping (design §5.3).
+        # Usage bookkeeping (docs/design.md §5.3).
         self._prev_total: Mapping[str, Any] | None = None
         self._latest_usage: int | None = None
         self._first_usage: int | None = None
@@ -286,7 +287,7 @@ class CodexCliParser:
 
     def _on_session_meta(self, meta: Mapping[str, Any]) -> None:
         if self._session_id is not None:
-            return  # a fork's copy of its parent's meta (formats.md §C.6)
+            return  # a fork's copy of its parent's meta (docs/formats.md §C.6)
         ident = meta.get("id") or meta.get("session_id")
         if isinstance(ident, str) and ident:
             self._session_id = ident
@@ -337,7 +338,7 @@ class CodexCliParser:
         if total is not None:
             self._prev_total = total
             if total == previous:
-                return  # a re-emit (design §5.3)
+                return  # a re-emit (docs/design.md §5.3)
             if _is_synthetic(total, window):
                 return
         if last is not None:
@@ -345,7 +346,7 @@ class CodexCliParser:
                 return
             usage = _usage_total(last)
         elif total is not None:
-            # Only the cumulative total: this request is its advance (formats.md §C.4).
+            # Only the cumulative total: this request is its advance (docs/formats.md §C.4).
             now = _usage_total(total)
             before = _usage_total(previous) if previous is not None else 0
             usage = now - before if 0 < before < now else now
@@ -521,7 +522,7 @@ class CodexCliParser:
         return self._prompts
 
     def session(self) -> Session:
-        """A snapshot of what has been fed so far (design §4); the parser is not changed."""
+        """A snapshot of what has been fed so far (docs/design.md §4); the parser is not changed."""
         messages = tuple(self._messages)
         estimated = self._latest_usage is None
         tokens = estimate_tokens(messages) if self._latest_usage is None else self._latest_usage
@@ -595,7 +596,7 @@ def _replacement_history(history: object) -> tuple[list[str], list[str]]:
 
 
 def _is_harness(texts: list[str], item: Mapping[str, Any]) -> bool:
-    """A user-role item Codex injected rather than the person typed (design §5.1)."""
+    """A user-role item Codex injected rather than the person typed (docs/design.md §5.1)."""
     for text in texts:
         opening = text[:256].lstrip()[:40].lower()
         if opening.startswith(_HARNESS_PREFIXES):
@@ -632,7 +633,7 @@ def _usage_total(usage: Mapping[str, Any]) -> int:
 
 
 def _is_synthetic(usage: Mapping[str, Any], window: object) -> bool:
-    """A usage block written by Codex's ``fill_to_context_window`` (formats.md §C.4)."""
+    """A usage block written by Codex's ``fill_to_context_window`` (docs/formats.md §C.4)."""
     total = _int(usage.get("total_tokens"))
     if total <= 0:
         return False
@@ -701,7 +702,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
 
 
 def _output_text(output: object) -> tuple[str, bool]:
-    """Text and error flag of a ``function_call_output.output`` (formats.md §C.3)."""
+    """Text and error flag of a ``function_call_output.output`` (docs/formats.md §C.3)."""
     if isinstance(output, str):
         if output.startswith("{"):
             envelope = _json_object(output)

@@ -2,7 +2,7 @@
 
 The input is the decoded ``composerData:<composerId>`` object and the raw values of its
 ``bubbleId:<composerId>:<bubbleId>`` rows; ``README.md`` beside this module lists every
-field read and where each is documented. In short (design §4, §5.1, §5.3):
+field read and where each is documented. In short (docs/design.md §4, §5.1, §5.3):
 
 - **Order.** ``fullConversationHeadersOnly`` (``[{bubbleId, type, serverBubbleId?}]``) lists
   the bubbles in order; each is read from its own row, or from the inline ``conversation`` /

@@ -4,7 +4,7 @@ Pure path rules plus two small reads (a folder listing and ``workspace.json`` fi
 SQLite here. Sources: Electron's ``app.getPath("appData")`` (``%APPDATA%`` on Windows,
 ``$XDG_CONFIG_HOME`` or ``~/.config`` on Linux, ``~/Library/Application Support`` on macOS;
 electronjs.org/docs/latest/api/app) with Cursor's ``Cursor/User`` below it, as every public
-reader of these stores uses (formats.md §D; jdconley/deadhand
+reader of these stores uses (docs/formats.md §D; jdconley/deadhand
 ``docs/reverse-engineering/cursor-storage.md``; michaeldhood/chatrxiv
 ``docs/cursor/storage-reference.md``); ``workspace.json`` is VS Code's workspace-storage
 marker (``{"folder": "file:///…"}`` for a folder window, ``{"workspace": "file:///….code-workspace"}``

@@ -5,7 +5,7 @@ Both tables are ``(key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)`` key-value 
 jdconley/deadhand ``docs/reverse-engineering/cursor-storage.md``); the ``UNIQUE`` constraint
 gives each an index on ``key`` (``sqlite_autoindex_<table>_1``), which every query here uses.
 
-Rules this module enforces (formats.md §D):
+Rules this module enforces (docs/formats.md §D):
 
 - **Read only, and Cursor's folder left as found.** Nothing is written to the database,
   and nothing is created, written or removed beside it: no ``-wal``, no ``-shm``, no

@@ -1,4 +1,4 @@
-"""Where Gemini CLI keeps its sessions, and which one is a project's (formats.md §B.1,
+"""Where Gemini CLI keeps its sessions, and which one is a project's (docs/formats.md §B.1,
 §B.2).
 
 ``<root>/tmp/<projectId>/chats/session-*.jsonl`` (and legacy ``.json``), ``<root>`` =
@@ -67,13 +67,13 @@ _SUBAGENT_KIND = re.compile(rb'"kind"\s*:\s*"subagent"')
 
 def project_hash(project_root: str) -> str:
     """``sha256(project_root)`` as 64 lower-case hex digits: Gemini CLI's project id up to
-    v0.28, still the ``projectHash`` inside its session files (formats.md §B.1)."""
+    v0.28, still the ``projectHash`` inside its session files (docs/formats.md §B.1)."""
     return hashlib.sha256(project_root.encode("utf-8")).hexdigest()
 
 
 def root() -> Path:
     """Gemini CLI's folder: ``$GEMINI_CLI_HOME/.gemini`` when set, else ``~/.gemini``
-    (formats.md §B.1)."""
+    (docs/formats.md §B.1)."""
     override = env_value(HOME_ENV)
     base = Path(override).expanduser() if override else Path.home()
     return base / ".gemini"

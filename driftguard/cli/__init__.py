@@ -2,7 +2,7 @@
 
 It only turns arguments into calls and results into output; every expected failure is a
 :class:`~driftguard.errors.DriftguardError`, caught once in :func:`main`, printed as one
-line on stderr, and exits 2 (design §10). Reports go to stdout, warnings to stderr.
+line on stderr, and exits 2 (docs/design.md §10). Reports go to stdout, warnings to stderr.
 
 Each command is a module of :mod:`driftguard.cli.commands` with ``DESCRIPTION``,
 ``add_arguments(parser)`` and ``run(args)``; :data:`COMMANDS` names them by module path
@@ -63,7 +63,7 @@ COMMANDS: Mapping[str, Command] = MappingProxyType(
 )
 """Every command, in the order ``driftguard --help`` lists them."""
 ALWAYS_EXIT_0 = ("hook", "statusline")
-"""Commands the host runs: they exit 0 even on a usage error (design §10)."""
+"""Commands the host runs: they exit 0 even on a usage error (docs/design.md §10)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -132,7 +132,7 @@ def _chosen_command(arguments: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``driftguard`` with ``argv`` (default ``sys.argv[1:]``); returns the exit code.
 
-    Exit codes (design §10): 0 success; 2 bad input (missing or unreadable path, unknown
+    Exit codes (docs/design.md §10): 0 success; 2 bad input (missing or unreadable path, unknown
     format, bad config, bad flag) with one line on stderr.
     """
     # A console that cannot show the bars (cp1252 on Windows) gets "?" instead of a crash.

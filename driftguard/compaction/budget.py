@@ -9,7 +9,7 @@ cleared tool result — says nothing about how fast it fills).
 
 Where the file reports usage, a turn's context is the size of its last request
 (``ParsedMessage.token_count``); where it does not (``Session.tokens_estimated``), its
-growth is the characters it added ÷ 4, the estimate design §5.3 uses for the whole
+growth is the characters it added ÷ 4, the estimate docs/design.md §5.3 uses for the whole
 context.
 
 Pure; reads only the latest turns, so its cost does not grow with the session.

@@ -7,7 +7,7 @@ relative to the working directory).
 The adapters build the ledger while they parse (:class:`LedgerBuilder`): at each
 compaction the messages before it are still at hand, so the digest costs one pass over
 them, and afterwards each new prompt, reply and tool call is checked against the few
-candidates still open. The scored messages stay what the model remembers (design §5.1);
+candidates still open. The scored messages stay what the model remembers (docs/design.md §5.1);
 only the digest of what was dropped is kept, never the messages. Pure: no I/O, nothing a
 source's format names.
 
@@ -31,7 +31,7 @@ the second drops it when its summary leaves it out), then those of the messages 
 - *files*: the ``target_path`` of each tool call of kind ``"edit"`` (the adapter tells
   kinds by tool name, as for the handoff), the :data:`FILE_LIMIT` edited last, each once;
 - *constraints*: the sentences of the prompts the person typed (``role="user"``, not the
-  summary; fenced code removed, design §5.2) that state a rule: a sentence — split at
+  summary; fenced code removed, docs/design.md §5.2) that state a rule: a sentence — split at
   ``.``/``!``/``?`` followed by a blank and at line ends, list markers dropped — of at
   least :data:`MIN_CONSTRAINT_WORDS` words in which *always*, *never*, *don't* (or
   *dont*, *do not*) or *must* (*must not*, *mustn't*) opens the sentence or a clause

@@ -116,7 +116,7 @@ class DriftOutcome:
 
     def to_json(self) -> dict[str, Any]:
         """The report as ``driftguard score --json`` prints it and ``get_drift`` returns it
-        as structured content (without the MCP's ``text`` and ``notes``): the design §5.5
+        as structured content (without the MCP's ``text`` and ``notes``): the docs/design.md §5.5
         object (:func:`~driftguard.render.text.to_json_dict`) with the goal and
         recording fields of issue #11."""
         return {**to_json_dict(self.report), **outcome_json_fields(self.goal_use, self.recording)}

@@ -1,11 +1,11 @@
 """The handoff: a prompt that makes the current model write ``handoff.md`` for a fresh
-session, pre-filled with facts read from the transcript (design.md §6 ``get_handoff``,
+session, pre-filled with facts read from the transcript (docs/design.md §6 ``get_handoff``,
 issue #3 item 2).
 
 :func:`build_handoff` reads a parsed :class:`~driftguard.model.Session` and its
 :class:`~driftguard.scoring.DriftReport` and returns a :class:`Handoff`: the facts and
 the prompt. The facts, from what the model still remembers (``Session.messages``: what
-follows the last compaction, design §5.1):
+follows the last compaction, docs/design.md §5.1):
 
 - **goal** — the first user message of the remembered conversation that is not the
   compaction summary. Without a compaction that is the session's first request; after
@@ -127,7 +127,7 @@ SECTIONS: tuple[str, ...] = (
     "## Open questions and next steps",
     "## Context for next session",
 )
-"""The five section headings of ``handoff.md``, in order (design §6)."""
+"""The five section headings of ``handoff.md``, in order (docs/design.md §6)."""
 
 COMMAND_LIMIT = 10
 """Distinct commands listed, the most recently run ones."""

@@ -1,4 +1,4 @@
-"""The trend of a session's recorded scores, as every shell asks for it (design.md §6
+"""The trend of a session's recorded scores, as every shell asks for it (docs/design.md §6
 ``get_trend``, ``driftguard trend``, ``watch``).
 """
 
@@ -22,7 +22,7 @@ def trend(
     store: HistoryStore,
     more_folders: Sequence[Path] = (),
 ) -> Trend:
-    """The trend of the session's recorded snapshots (design §6), over those made with the
+    """The trend of the session's recorded snapshots (docs/design.md §6), over those made with the
     scoring, preset and goal in force now (the others are set aside: scores of another scale).
     A file outside the session folders has no history: an empty trend."""
     facts = session_facts(session, project=project, store=store, more_folders=more_folders)

@@ -2,7 +2,7 @@
 
 Claude Code runs the status-line command after each assistant message (debounced 300 ms,
 and a still-running command is cancelled), with a JSON payload on stdin
-(formats.md §A.13, mcp-and-hosts.md §4.2). This reads ``session_id`` and
+(docs/formats.md §A.13, docs/host-configs.md §4.2). This reads ``session_id`` and
 ``context_window`` from it, the score the stop hook cached for that session
 (:mod:`driftguard.store.livecache`), and prints e.g.::
 
@@ -34,15 +34,15 @@ and a still-running command is cancelled), with a JSON payload on stdin
 - ``rep 31``: the highest other factor when it reaches 10 points (``rep`` repetition,
   ``len`` length collapse, ``goal`` goal distance, ``unc`` uncertainty, ``hedge``
   confidence drift).
-- ``handoff suggested`` when the cached report suggested one (design §5.4).
+- ``handoff suggested`` when the cached report suggested one (docs/design.md §5.4).
 - ``goal “import CSV…”``: the goal the score used, when one is remembered (issue #11).
 
-The host's ``context_window_size`` overrides driftguard's own window (design §5.3): it is
+The host's ``context_window_size`` overrides driftguard's own window (docs/design.md §5.3): it is
 remembered (``<key>.host.json``) and the next stop hook scores with it.
 
 With a cached score it never parses a transcript and imports only the standard library,
 :mod:`driftguard.paths` and :mod:`driftguard.store.livecache`; it never raises and always exits
-0 (design §10): on a bad payload it still prints a line. With ``--wrap COMMAND`` it runs
+0 (docs/design.md §10): on a bad payload it still prints a line. With ``--wrap COMMAND`` it runs
 the user's own status-line command with the same stdin and appends the drift segment to
 that command's last line, so an existing status line can be kept (``driftguard setup
 --hooks`` never replaces one).
@@ -97,7 +97,7 @@ so it is scored here too."""
 GOAL_SHOWN: Final = 24
 """Characters of the goal shown in the status line."""
 NOTABLE_POINTS: Final = 10.0
-"""A factor is shown from this many points (as in the text report, design §5.5)."""
+"""A factor is shown from this many points (as in the text report, docs/design.md §5.5)."""
 WRAP_TIMEOUT: Final = 1.0
 """Seconds the wrapped status-line command may take before its part is left out and the
 drift line printed alone. Claude Code aborts a status-line run after 5 s (the default

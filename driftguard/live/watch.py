@@ -31,7 +31,7 @@ the session file changes:
 Every line is cut to the terminal width (ending in "…"), error lines included, so the
 terminal never wraps one mid-word.
 
-Ctrl-C (``KeyboardInterrupt``) ends it with exit code 0 (design §10), waiting or not; on
+Ctrl-C (``KeyboardInterrupt``) ends it with exit code 0 (docs/design.md §10), waiting or not; on
 a terminal the cursor is shown again and the last frame stays on screen. A ``PATH`` that
 cannot be read fails before the screen changes (one line on stderr, exit 2). When stdout
 is not a terminal, each frame is printed as plain text after a blank line.

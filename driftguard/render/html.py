@@ -47,7 +47,7 @@ _BANDS = (
     (61, 80, "drifting"),
     (81, 100, "polluted"),
 )
-"""The state bands of design §5.4, in score points."""
+"""The state bands of docs/design.md §5.4, in score points."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Rendering a :class:`DriftReport` as the design §5.5 JSON object or text report.
+"""Rendering a :class:`DriftReport` as the docs/design.md §5.5 JSON object or text report.
 
 Factor values are rounded half up to one decimal here, for display only; the score was
 computed from the unrounded values. Weights are rounded to :data:`WEIGHT_DECIMALS`
@@ -91,7 +91,7 @@ def _loop_json(report: DriftReport) -> dict[str, Any] | None:
 
 
 def to_json_dict(report: DriftReport) -> dict[str, Any]:
-    """The design §5.5 JSON object (field names are a contract other tools read), with
+    """The docs/design.md §5.5 JSON object (field names are a contract other tools read), with
     what issue #8 adds: ``scoring``, ``preset``, ``loop`` and, in ``session``,
     ``usable_window``, ``tokens_until_compaction``, ``usable_window_rule``,
     ``usable_window_overrides`` and ``context_window_source`` (with
@@ -224,7 +224,7 @@ def _hidden_factors(report: DriftReport, names: list[str]) -> str:
 
 
 def render_text(report: DriftReport, *, audience: Audience = "cli") -> str:
-    """The design §5.5 text report: recommendation, factor bars (then the active factors
+    """The docs/design.md §5.5 text report: recommendation, factor bars (then the active factors
     left out, all below 10 points, in one line), the score line with its state, and the
     handoff hint for ``audience`` when the recommendation asks for a fresh start
     (:func:`offers_handoff`)."""

@@ -1,4 +1,4 @@
-"""The trend of a session's recorded scores as text and JSON (design.md §6 ``get_trend``):
+"""The trend of a session's recorded scores as text and JSON (docs/design.md §6 ``get_trend``):
 :func:`render_trend_text` for a person or a model, :func:`trend_json` the one JSON shape of
 ``driftguard trend --json`` and ``get_trend`` (which adds ``text`` and ``notes``). The trend
 itself is :func:`driftguard.scoring.trend.compute_trend`'s.

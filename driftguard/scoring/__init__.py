@@ -1,4 +1,4 @@
-"""The drift score: six factors, the composite, states and recommendations (design.md §5).
+"""The drift score: six factors, the composite, states and recommendations (docs/design.md §5).
 
 Pure functions over :class:`driftguard.model.Session`; nothing here does I/O or imports
 the MCP SDK. Start with :func:`score_session`; :mod:`driftguard.render.text` renders the

@@ -61,7 +61,7 @@ tested there (GPT-4o's; most others 1K–2K), so measurable rot begins there eve
 best model (``benchmarks/VALIDITY.md`` rule v2, change 1)."""
 
 DRIFTING = 61.0
-"""Points at which a factor, or the score, enters the Drifting band (design §5.4)."""
+"""Points at which a factor, or the score, enters the Drifting band (docs/design.md §5.4)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +133,7 @@ def first_request_tokens(session: Session, features: Features | None = None) -> 
 
     The size the CLI reported for it (``Session.first_request_tokens``) when the file has
     usage; otherwise ``floor(Σ len(content) / 4)`` of the remembered messages before the
-    first assistant reply (the estimate design §5.3 uses for the whole context), read from
+    first assistant reply (the estimate docs/design.md §5.3 uses for the whole context), read from
     ``features`` when given (they must be the session's).
     """
     if session.first_request_tokens is not None and not session.tokens_estimated:
@@ -170,7 +170,7 @@ def rot_points(tokens: float, g61: float) -> float:
 
 
 def fill_points(context_tokens: int, usable_window: int) -> float:
-    """The seed's saturation curve (design §5.3) over the *usable* window: the tokens
+    """The seed's saturation curve (docs/design.md §5.3) over the *usable* window: the tokens
     before the host compacts. ½ full → 10, ¾ → 40, full → 100."""
     return factors.context_saturation(context_tokens, usable_window)
 

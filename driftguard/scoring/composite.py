@@ -1,11 +1,11 @@
-"""Composite score, states and the handoff trigger (design.md §5.4, issue #8), over a
+"""Composite score, states and the handoff trigger (docs/design.md §5.4, issue #8), over a
 parsed session.
 
 :func:`score_session` is the engine's one entry point. It reads what the factors see from
-a :class:`~driftguard.model.Session` (design §5.1), computes the six factors with one of two
+a :class:`~driftguard.model.Session` (docs/design.md §5.1), computes the six factors with one of two
 **scorings** and combines them:
 
-- ``"seed"``: design §5.3–5.4 as first written, exactly (:mod:`driftguard.scoring.factors`,
+- ``"seed"``: docs/design.md §5.3–5.4 as first written, exactly (:mod:`driftguard.scoring.factors`,
   :mod:`driftguard.scoring.goal`); ``composite = Σ wᵢ·fᵢ / Σ wᵢ`` over the active factors;
   the handoff is suggested when unrounded context saturation ≥ 60, or repetition ≥ 50,
   or the score ≥ the warn threshold (default 60).
@@ -75,7 +75,7 @@ __all__ = [
 
 DEFAULT_WARN_THRESHOLD = WARN_THRESHOLDS["calibrated"]
 """Score from which the handoff is suggested unless the config says otherwise: the
-Drifting line on the calibrated scales (``seed``: 60, design §5.4; see
+Drifting line on the calibrated scales (``seed``: 60, docs/design.md §5.4; see
 :data:`driftguard.model.WARN_THRESHOLDS`)."""
 SATURATION_HANDOFF = 60.0
 """Unrounded context-saturation points that suggest a handoff on their own (§5.4)."""
@@ -87,7 +87,7 @@ MIN_MESSAGES = 2
 
 @dataclass(frozen=True, slots=True)
 class DriftReport:
-    """The result of scoring one session (the design §5.5 report, before rendering).
+    """The result of scoring one session (the docs/design.md §5.5 report, before rendering).
 
     Attributes:
         score: 0–100 points, ``floor(composite + 0.5)``.
@@ -97,7 +97,7 @@ class DriftReport:
             ``goal_distance`` is ``None`` when no goal is known.
         weights: the weights applied, normalised over the active factors (sum 1, or all 0
             when no factor is active); ``goal_distance`` is 0.0 when absent.
-        messages: user + assistant messages remembered (design §5.1).
+        messages: user + assistant messages remembered (docs/design.md §5.1).
         handoff_suggested: whether the handoff trigger fired.
         recommendation: one to three plain-English sentences leading with the action and
             naming the evidence behind it.
@@ -188,7 +188,7 @@ def normalise_weights(
 
 def composite_score(weights: Mapping[str, float], values: Mapping[str, float | None]) -> float:
     """``Σ wᵢ·fᵢ / Σ wᵢ`` over the active factors (0 when their weights sum to 0), 0–100
-    (design §5.4, the seed's composite)."""
+    (docs/design.md §5.4, the seed's composite)."""
     active = [
         (weights.get(name, 0.0), value)
         for name in FACTOR_NAMES
@@ -262,7 +262,8 @@ def combine(
 
 
 def handoff_suggested(values: Mapping[str, float | None], score: int, warn_threshold: int) -> bool:
-    """Design §5.4: saturation ≥ 60, repetition ≥ 50 (unrounded), or score ≥ the threshold."""
+    """docs/design.md §5.4: saturation ≥ 60, repetition ≥ 50 (unrounded), or score ≥ the
+    threshold."""
     saturation = values.get("context_saturation") or 0.0
     repeated = values.get("repetition") or 0.0
     return (
@@ -302,7 +303,7 @@ def score_session(
     personal: Personal | None = None,
     calibration_use: CalibrationUse = CALIBRATION_NONE,
 ) -> DriftReport:
-    """Score one parsed session (design §5, issue #8).
+    """Score one parsed session (docs/design.md §5, issue #8).
 
     Args:
         session: the parsed session; its ``messages`` are what the model remembers.
@@ -314,7 +315,7 @@ def score_session(
         context_window: a nominal window in tokens supplied by the user, a config or the
             host's status line, which overrides the session's own.
         resolved_by: how the session file was chosen, carried into the report.
-        scoring: ``"seed"`` (design §5 as first written) or ``"calibrated"``.
+        scoring: ``"seed"`` (docs/design.md §5 as first written) or ``"calibrated"``.
         usable: where the host compacts (:func:`driftguard.engine.window.usable_window`
             asks the host's adapter; :func:`driftguard.engine.drift.score_session` scores
             with it).

@@ -1,6 +1,6 @@
-"""The six drift factors, each a pure function returning 0–100 points (design.md §5.3).
+"""The six drift factors, each a pure function returning 0–100 points (docs/design.md §5.3).
 
-The formulas and constants are the seed design's, made exact in design.md §5.3; they are
+The formulas and constants are the seed design's, made exact in docs/design.md §5.3; they are
 a contract checked against an independent implementation, so they are implemented
 literally here. Inputs are the remembered assistant messages' text, oldest first
 (:attr:`driftguard.model.Session.assistant_texts`), or token counts.
@@ -16,7 +16,7 @@ uncertainty            .02     self-corrections in the last 20 replies
 confidence_drift       .01     rise of the hedging rate from the first to the last third
 =====================  ======  =====================================================
 
-(Weights are those of the ``coding`` preset, design §5.4.)
+(Weights are those of the ``coding`` preset, docs/design.md §5.4.)
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ UNCERTAINTY_PHRASES: tuple[str, ...] = (
     "that was incorrect",
     "let me fix that",
 )
-"""Self-correction phrases counted by :func:`uncertainty` (design §5.3, factor 5)."""
+"""Self-correction phrases counted by :func:`uncertainty` (docs/design.md §5.3, factor 5)."""
 
 HEDGE_PHRASES: tuple[str, ...] = (
     "perhaps",
@@ -75,7 +75,7 @@ HEDGE_PHRASES: tuple[str, ...] = (
     "not sure",
     "unclear",
 )
-"""Hedging phrases counted by :func:`confidence_drift` (design §5.3, factor 6)."""
+"""Hedging phrases counted by :func:`confidence_drift` (docs/design.md §5.3, factor 6)."""
 
 REPETITION_WINDOW = 10
 LENGTH_WINDOW = 15
@@ -87,7 +87,7 @@ FEATURE_CACHE_SIZE = 16_384
 
 
 def context_saturation(context_tokens: int, context_window: int) -> float:
-    """Points for how full the context window is (design §5.3, factor 1).
+    """Points for how full the context window is (docs/design.md §5.3, factor 1).
 
     ``fill = min(1, context_tokens / context_window)``; below .5 it scores ``fill × 20``,
     from .5 to .75 ``10 + (fill − .5) × 120``, from .75 ``40 + (fill − .75) × 240``,
@@ -113,7 +113,7 @@ def context_saturation(context_tokens: int, context_window: int) -> float:
 
 
 def trigram_overlap(assistant_texts: Sequence[str]) -> float:
-    """Word-trigram overlap of the last 10 assistant messages, 0–1 (design §5.3, factor 2).
+    """Word-trigram overlap of the last 10 assistant messages, 0–1 (docs/design.md §5.3, factor 2).
 
     Each message's *set* of word trigrams (lower-cased :meth:`str.split` tokens, code
     kept); ``all = Σ |setᵢ|``, ``unique = |∪ setᵢ|``, overlap ``1 − unique / all``. Fewer
@@ -131,7 +131,7 @@ def trigram_overlap(assistant_texts: Sequence[str]) -> float:
 
 
 def repetition(assistant_texts: Sequence[str]) -> float:
-    """Points for replies repeating each other (design §5.3, factor 2, the seed's scale):
+    """Points for replies repeating each other (docs/design.md §5.3, factor 2, the seed's scale):
     ``min(100, overlap × 180)`` with the overlap of :func:`trigram_overlap`.
 
     Returns:
@@ -156,7 +156,7 @@ def length_slope(assistant_texts: Sequence[str]) -> float:
 
 
 def length_collapse(assistant_texts: Sequence[str]) -> float:
-    """Points for replies getting shorter (design §5.3, factor 3, the seed's scale).
+    """Points for replies getting shorter (docs/design.md §5.3, factor 3, the seed's scale).
 
     A negative :func:`length_slope` of ``s`` characters per message gives
     ``min(100, −s × 0.4)`` points; a flat or rising one gives 0.
@@ -172,7 +172,7 @@ def length_collapse(assistant_texts: Sequence[str]) -> float:
 
 def self_corrections(assistant_texts: Sequence[str]) -> int:
     """Matches of :data:`UNCERTAINTY_PHRASES` in the last 20 assistant messages, fenced code
-    removed (design §5.2 phrase rule, §5.3 factor 5)."""
+    removed (docs/design.md §5.2 phrase rule, §5.3 factor 5)."""
     return sum(_corrections_in(text) for text in assistant_texts[-UNCERTAINTY_WINDOW:])
 
 
@@ -195,7 +195,7 @@ def _reply_trigrams(text: str) -> frozenset[tuple[str, str, str]]:
 
 
 def uncertainty(assistant_texts: Sequence[str]) -> float:
-    """Points for self-corrections (design §5.3, factor 5, the seed's scale): 25 points a
+    """Points for self-corrections (docs/design.md §5.3, factor 5, the seed's scale): 25 points a
     :func:`self_corrections` match, capped at 100.
 
     Returns:
@@ -233,7 +233,7 @@ def _hedge_rate(texts: Sequence[str]) -> float:
 
 
 def hedge_rise(assistant_texts: Sequence[str]) -> float:
-    """How much the hedging rate rose, in hedges per 100 words (design §5.3, factor 6).
+    """How much the hedging rate rose, in hedges per 100 words (docs/design.md §5.3, factor 6).
 
     With n ≥ 6 remembered assistant messages (else 0): the hedge rate (matches of
     :data:`HEDGE_PHRASES` per 100 words, pooled, fenced code removed) of the last ⌈n/3⌉
@@ -249,7 +249,7 @@ def hedge_rise(assistant_texts: Sequence[str]) -> float:
 
 
 def confidence_drift(assistant_texts: Sequence[str]) -> float:
-    """Points for hedging that grows over the session (design §5.3, factor 6, the seed's
+    """Points for hedging that grows over the session (docs/design.md §5.3, factor 6, the seed's
     scale): :func:`hedge_rise` × 20, clamped to 0–100.
 
     Returns:

@@ -1,4 +1,4 @@
-"""Goal distance (design.md §5.3, factor 4): TF-IDF cosine similarity of the goal and
+"""Goal distance (docs/design.md §5.3, factor 4): TF-IDF cosine similarity of the goal and
 the latest replies.
 
 The similarities are scikit-learn's ``TfidfVectorizer()`` (default parameters) and
@@ -16,7 +16,7 @@ from driftguard.scoring.tfidf import cosine_similarities
 __all__ = ["GOAL_WINDOW", "goal_distance", "goal_drift", "goal_drift_between", "goal_similarity"]
 
 GOAL_WINDOW = 5
-"""How many of the latest assistant messages are compared with the goal (design §5.3)."""
+"""How many of the latest assistant messages are compared with the goal (docs/design.md §5.3)."""
 
 
 def goal_similarity(goal: str, assistant_texts: Sequence[str]) -> float | None:
@@ -36,7 +36,7 @@ def goal_similarity(goal: str, assistant_texts: Sequence[str]) -> float | None:
 
 
 def goal_distance(goal: str, assistant_texts: Sequence[str]) -> float:
-    """Points for replies that have wandered from the goal (design §5.3, factor 4).
+    """Points for replies that have wandered from the goal (docs/design.md §5.3, factor 4).
 
     With ``sim`` from :func:`goal_similarity`: ``sim ≥ .5 → 0``;
     ``.3 ≤ sim < .5 → (.5 − sim) / .2 × 30``; ``sim < .3 → 30 + (.3 − sim) / .3 × 70``.

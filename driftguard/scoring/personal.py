@@ -67,11 +67,11 @@ LINE_PERCENTILE = 90.0
 POLLUTED_PERCENTILE = 99.0
 """The percentile at which the score reaches Polluted (rule v3 §7.3: 1 in 100)."""
 WARMING = 30.0
-"""The Warming line of the bands (design §5.4): the personal Drifting line never lies below
+"""The Warming line of the bands (docs/design.md §5.4): the personal Drifting line never lies below
 it (rule v3 §7.3), so a score the default calls fresh never turns Drifting because all of a
 user's sessions are calm."""
 POLLUTED = 81.0
-"""The Polluted line of the bands (design §5.4), where :data:`POLLUTED_PERCENTILE` lands."""
+"""The Polluted line of the bands (docs/design.md §5.4), where :data:`POLLUTED_PERCENTILE` lands."""
 MIN_SESSIONS = 30
 """Sessions of one host and model family a reference needs before it applies by itself.
 Rule v3 §7.3 (``benchmarks/VALIDITY.md``) takes the smallest of 10, 20, 30 at which the
@@ -178,7 +178,7 @@ def samples_of(session: Session, usable_window: int) -> list[Sample]:
     model response (an assistant reply, or a response of tool calls only) in each bin.
 
     The context of a prefix is the latest usage in it, else ``floor(Σ len(content) / 4)``
-    of it (design §5.3). ``usable_window``: where the session's host compacts, tokens (the
+    of it (docs/design.md §5.3). ``usable_window``: where the session's host compacts, tokens (the
     fill points). Cost: one pass over the messages, then the measures at one prefix a bin.
     """
     messages = session.messages

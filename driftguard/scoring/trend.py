@@ -1,11 +1,12 @@
-"""The trend of a session's drift score over its recorded snapshots (design.md §6 ``get_trend``).
+"""The trend of a session's drift score over its recorded snapshots (docs/design.md §6
+``get_trend``).
 
 Pure: :func:`compute_trend` reads a sequence of scored moments (:class:`ScoredMoment`: the
 history's :class:`~driftguard.store.history.Snapshot`, oldest first, as
 :meth:`~driftguard.store.history.HistoryStore.read` returns them, i.e. in append order);
 :mod:`driftguard.render.trend` turns the result into a few readable lines.
 
-Rules (design §6), over the scores ``s₀ … sₙ₋₁`` in append order:
+Rules (docs/design.md §6), over the scores ``s₀ … sₙ₋₁`` in append order:
 
 - **sparkline**: one cell per snapshot, ``"▁▂▃▄▅▆▇█"[min(7, int(s / 12.5))]`` (0–12 → ▁,
   13–24 → ▂, …, 88–100 → █), once at least 3 snapshots exist; ``None`` before.
@@ -56,15 +57,15 @@ __all__ = [
 ]
 
 SPARK_CELLS: Final = "▁▂▃▄▅▆▇█"
-"""The eight sparkline cells, lowest first (design §6)."""
+"""The eight sparkline cells, lowest first (docs/design.md §6)."""
 SPARK_STEP: Final = 12.5
 """Score points per sparkline cell: cell index ``min(7, int(score / 12.5))``."""
 MIN_SPARKLINE_SNAPSHOTS: Final = 3
-"""A sparkline is drawn once this many snapshots exist (design §6)."""
+"""A sparkline is drawn once this many snapshots exist (docs/design.md §6)."""
 TRAJECTORY_WINDOW: Final = 5
-"""The trajectory compares the first and last of this many latest snapshots (design §6)."""
+"""The trajectory compares the first and last of this many latest snapshots (docs/design.md §6)."""
 TRAJECTORY_DELTA: Final = 10
-"""A change of at least this many points is ``climbing`` or ``falling`` (design §6)."""
+"""A change of at least this many points is ``climbing`` or ``falling`` (docs/design.md §6)."""
 
 
 class ScoredMoment(Protocol):
@@ -168,7 +169,7 @@ def compute_trend(
     goal_sha256: str | _AnyGoal | None = ANY_GOAL,
     outside: bool = False,
 ) -> Trend:
-    """The design §6 trend of ``snapshots`` (oldest first) against ``warn_threshold``.
+    """The docs/design.md §6 trend of ``snapshots`` (oldest first) against ``warn_threshold``.
 
     With ``scoring``, ``preset`` or ``goal_sha256`` (``None``: scores made without a goal),
     only the snapshots made with that scoring, preset and goal count; the rest are counted

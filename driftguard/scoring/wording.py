@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 NOTABLE = 10.0
-"""Factor points from which a factor is worth naming or drawing (design §5.5)."""
+"""Factor points from which a factor is worth naming or drawing (docs/design.md §5.5)."""
 
 
 def top_factors(

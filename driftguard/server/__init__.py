@@ -1,5 +1,5 @@
 """The MCP server over stdio: ``get_drift``, ``get_handoff``, ``get_trend`` and the
-``handoff`` prompt (design.md §6). A thin shell: it resolves the session, asks the
+``handoff`` prompt (docs/design.md §6). A thin shell: it resolves the session, asks the
 engine, and renders a typed result (structured content for the app, readable text for
 the model).
 

@@ -201,7 +201,7 @@ class CompactionsInfo(BaseModel):
 
 
 class DriftResult(BaseModel):
-    """The drift report of design §5.5 — the same object as ``driftguard score --json``
+    """The drift report of docs/design.md §5.5 — the same object as ``driftguard score --json``
     (issue #11), recommendation first — plus ``text`` and ``notes``."""
 
     recommendation: str = Field(

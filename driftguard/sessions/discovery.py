@@ -1,8 +1,8 @@
 """Session discovery: the current session of each source for a project directory, asked
 of the adapter registry (:mod:`driftguard.adapters`).
 
-"Current" means the newest of the sessions that belong to the project (design.md §6,
-"Which session"; mcp-and-hosts.md §4.1): each adapter looks only in the project's own
+"Current" means the newest of the sessions that belong to the project (docs/design.md §6,
+"Which session"; docs/host-configs.md §4.1): each adapter looks only in the project's own
 places and never returns a session whose records name another project's working
 directory. Where each source keeps its sessions, and how a project finds its own, is the
 adapter's to know (its ``README.md``); this module only compares what they find. Nothing

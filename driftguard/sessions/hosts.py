@@ -26,7 +26,7 @@ HOST_CLIENT_NAMES: Mapping[str, CliName | None] = {
     "cursor-vscode": "cursor",
 }
 """``clientInfo.name`` of each known host (lower-cased) → the source whose sessions it
-writes (mcp-and-hosts.md §1.9, from the ``mcp-client-capabilities`` database)."""
+writes (docs/host-configs.md §1.9, from the ``mcp-client-capabilities`` database)."""
 
 HOST_ENV = "DRIFTGUARD_HOST"
 """Set by ``driftguard setup`` in each host's server entry: the CLI name it serves."""

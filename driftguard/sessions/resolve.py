@@ -1,4 +1,4 @@
-"""Which session file a tool call is about (design.md §6, "Which session").
+"""Which session file a tool call is about (docs/design.md §6, "Which session").
 
 In order:
 

@@ -7,7 +7,7 @@ left as it is). Every file is written with mode ``0o600`` (readable by the user 
 driftguard's history and cache files): a file written over an older one gets that mode
 too, since it replaces it::
 
-    handoff.md        the handoff: the pre-filled draft of design §6 (five sections,
+    handoff.md        the handoff: the pre-filled draft of docs/design.md §6 (five sections,
                       secrets already gated), which the model then completes in place
     handoff.json      the checkpoint: {"v": 1, "id", "session_id", "cli", "transcript",
                       "project", "created" (epoch s), "created_at" (ISO 8601 UTC),
@@ -116,7 +116,7 @@ HANDOFF_DIR: Final = ".driftguard"
 CHECKPOINT_VERSION: Final = 1
 CONTEXT_CHARS: Final = 9_000
 """Characters of ``handoff.md`` put into the next session's context. Claude Code moves
-``additionalContext`` over 10,000 characters into a file (mcp-and-hosts.md §4.2); this keeps
+``additionalContext`` over 10,000 characters into a file (docs/host-configs.md §4.2); this keeps
 the handoff itself, with its header, in the context."""
 _FILE_MODE: Final = 0o600
 """Mode of the handoff files: readable by the user only, like driftguard's history and
@@ -508,7 +508,7 @@ def handoff_context(taken: TakenHandoff, project: Path) -> str:
     """The text given to the new session: where the handoff comes from, then the handoff.
 
     Facts, not instructions (a hook's context that reads like a system command is shown to
-    the user instead; mcp-and-hosts.md §4.2).
+    the user instead; docs/host-configs.md §4.2).
     """
     checkpoint = taken.checkpoint
     about: list[str] = []

@@ -1,4 +1,4 @@
-"""Score history and stored goals, one file per session (design.md §6, §7).
+"""Score history and stored goals, one file per session (docs/design.md §6, §7).
 
 Layout (``DRIFTGUARD_HOME`` relocates ``~/.driftcli``, :mod:`driftguard.paths`)::
 
@@ -19,7 +19,7 @@ prefix, with every character outside ``[A-Za-z0-9.-]`` replaced by ``_``, follow
 a lower-case digest of the exact id). A session whose file names no id is keyed by the
 sha256 of its resolved path instead (:func:`history_key_for`).
 
-**Records** (one JSON object per line, in this key order; design §7, issue #8)::
+**Records** (one JSON object per line, in this key order; docs/design.md §7, issue #8)::
 
     {"v": 2, "ts": float, "score": int, "state": str, "factors": {name: float|null},
      "messages": int, "context_tokens": int, "goal_sha256": str|null,
@@ -106,7 +106,7 @@ __all__ = [
 ]
 
 SNAPSHOT_VERSION: Final = 2
-"""The record version this module writes (design §7 ``"v"``); it also reads version 1."""
+"""The record version this module writes (docs/design.md §7 ``"v"``); it also reads version 1."""
 _V1: Final = 1
 """Records of driftguard 0.1: no ``scoring`` or ``preset``; all were seed scores."""
 MAX_KEY_LENGTH: Final = 200
@@ -161,7 +161,7 @@ def _check_cli(cli: str) -> None:
 
 
 def history_key(cli: CliName, session_id: str) -> str:
-    """The file-name-safe key ``<cli>-<session id>`` of one session (design §7).
+    """The file-name-safe key ``<cli>-<session id>`` of one session (docs/design.md §7).
 
     ``session_id`` may be any string: ids made only of ``[a-z0-9.-]`` are kept verbatim
     (``claude_code-0b6c…-…``); any other id becomes its sanitised prefix (characters
@@ -220,7 +220,7 @@ def _require_key(key: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """One scored moment of a session: the design §7 history record.
+    """One scored moment of a session: the docs/design.md §7 history record.
 
     Attributes:
         ts: when the score was taken, seconds since the epoch.
@@ -347,7 +347,7 @@ def _read_factors(value: object) -> dict[str, float | None] | None:
 
 
 def snapshot_from_report(report: DriftReport, goal: str | None, ts: float) -> Snapshot:
-    """The snapshot to record for ``report`` (design §6 ``get_drift``, §7).
+    """The snapshot to record for ``report`` (docs/design.md §6 ``get_drift``, §7).
 
     Args:
         report: the scored session.
@@ -433,13 +433,13 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 class HistoryStore:
-    """Snapshots and goals of every session, on disk (design §7).
+    """Snapshots and goals of every session, on disk (docs/design.md §7).
 
     Args:
         root: the history folder; default :func:`driftguard.paths.history_dir`.
         sessions_root: the folder of goal files; default
             :func:`driftguard.paths.sessions_dir` when ``root`` is not given, else the
-            ``sessions`` folder next to ``root`` (the two are siblings, design §2).
+            ``sessions`` folder next to ``root`` (the two are siblings, docs/design.md §2).
 
     Nothing is created until something is written. Every method takes a key made by
     :func:`history_key` / :func:`history_key_for` and raises ``ValueError`` for anything

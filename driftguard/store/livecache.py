@@ -150,7 +150,7 @@ class LiveStatus:
         context_tokens: tokens in the context at the latest request.
         context_window: the window the score used, in tokens (the host's when known).
         tokens_estimated: ``context_tokens`` was estimated from characters.
-        handoff_suggested: the design §5.4 handoff trigger fired.
+        handoff_suggested: the docs/design.md §5.4 handoff trigger fired.
         warn_threshold: the score from which the prompt hook warns (config
             ``warnThreshold``).
         goal: the goal the score used (remembered for the session), or ``None``

@@ -1,4 +1,4 @@
-"""The Claude Code adapter (design.md §4, §5.1, §5.3; formats.md §A, §E).
+"""The Claude Code adapter (docs/design.md §4, §5.1, §5.3; docs/formats.md §A, §E).
 
 Two kinds of tests:
 
@@ -359,7 +359,7 @@ def test_inline_sidechain_traffic_of_a_real_main_file_is_not_scored() -> None:
 def test_redacted_catalog_parses_with_both_compactions_and_no_unknown_types() -> None:
     # Catalog only for schema coverage: it holds two system/compact_boundary lines (uuid
     # "s4", and one with a redacted uuid and a preservedSegment), and every type in it is
-    # one of formats.md §A.4 (counted with collections.Counter over the raw "type" values).
+    # one of docs/formats.md §A.4 (counted with collections.Counter over the raw "type" values).
     path = corpus_file("claude_code/cc_REDACTED_schema-catalog_v2.1.x_agentsessions.jsonl")
     session = parse(path)
     assert session.compactions == 2
@@ -372,7 +372,7 @@ def test_redacted_catalog_parses_with_both_compactions_and_no_unknown_types() ->
     assert parser.session().skipped_lines == 1
 
 
-# --- responses split over several lines (formats.md §A.6, §E #1–#2) ------------------
+# --- responses split over several lines (docs/formats.md §A.6, §E #1–#2) ------------------
 
 
 def test_split_response_lines_merge_into_one_assistant_message(tmp_path: Path) -> None:
@@ -504,7 +504,7 @@ def test_ids_that_differ_only_around_a_nul_character_are_two_responses(tmp_path:
 def test_reused_message_id_without_request_id_only_joins_the_latest_response(
     tmp_path: Path,
 ) -> None:
-    # A gateway that gives every response the same id and no requestId (formats.md §E #4).
+    # A gateway that gives every response the same id and no requestId (docs/formats.md §E #4).
     path = write_session(
         tmp_path,
         [
@@ -627,7 +627,7 @@ def test_first_main_line_turns_a_sidechain_only_prefix_into_ignored_traffic(
     assert session.context_tokens == 700
 
 
-# --- what is and is not a user message (design §5.1) ----------------------------------
+# --- what is and is not a user message (docs/design.md §5.1) ----------------------------------
 
 
 def test_harness_lines_are_not_user_messages(tmp_path: Path) -> None:
@@ -748,7 +748,7 @@ def test_zero_usage_is_never_the_latest_request(tmp_path: Path) -> None:
     assert [m.token_count for m in only(session.messages, "assistant")] == [4002, None, None]
 
 
-# --- compaction (design §5.1) ---------------------------------------------------------
+# --- compaction (docs/design.md §5.1) ---------------------------------------------------------
 
 
 def test_compact_boundary_drops_everything_before_it_and_keeps_the_flagged_summary(
@@ -850,7 +850,7 @@ def test_compactions_count_every_boundary_and_the_last_one_wins(tmp_path: Path) 
 def test_preserved_segment_the_boundary_points_back_to_is_dropped(tmp_path: Path) -> None:
     # The segment's lines are normally written before the boundary (dropped with the rest,
     # and any re-written copy is a uuid duplicate, see the generated corpus test); here they
-    # only appear after it, and are dropped all the same (design §5.1).
+    # only appear after it, and are dropped all the same (docs/design.md §5.1).
     path = write_session(
         tmp_path,
         [
@@ -907,7 +907,7 @@ def test_summary_records_are_session_titles_not_compactions(tmp_path: Path) -> N
     assert [m.content for m in session.messages] == ["Fix the parser."]
 
 
-# --- tokens and the context window (design §5.3) -------------------------------------
+# --- tokens and the context window (docs/design.md §5.3) -------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -1004,7 +1004,7 @@ def test_exactly_200k_keeps_the_200k_window(tmp_path: Path) -> None:
     assert parse(path).context_window == 200_000
 
 
-# --- damaged and unknown lines (formats.md §A.15) -------------------------------------
+# --- damaged and unknown lines (docs/formats.md §A.15) -------------------------------------
 
 
 def test_half_written_last_line_is_skipped_and_counted(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """Gemini CLI adapter: the shared corpus (facts read from the raw files) and synthetic edge
-cases (design.md §5.1, §5.3; formats.md §B).
+cases (docs/design.md §5.1, §5.3; docs/formats.md §B).
 
 The synthetic records below are written for these tests (no corpus text) and mirror the
 on-disk layout ``~/.gemini/tmp/<project>/chats/session-<UTC minute>-<sid8>.jsonl``.
@@ -224,7 +224,7 @@ def test_jsonl_corpus_file_drops_init_prompt_continuation_and_info_notices() -> 
     assert [len(m.tool_calls) for m in carriers] == [5, 3, 1, 2]
     assistants = [m for m in session.messages if m.role == "assistant"]
     assert [c.name for c in assistants[0].tool_calls] == ["update_topic"]
-    # The two models of the session, per message (formats.md §B.5).
+    # The two models of the session, per message (docs/formats.md §B.5).
     assert {m.model for m in assistants} == {"gemini-3-flash-preview"}
 
 
@@ -312,7 +312,7 @@ def test_last_write_wins_and_keeps_tokens_when_the_last_revision_has_none(
     tmp_path: Path,
 ) -> None:
     first = gemini("g1", "draft answer", tokens=1200)
-    rewritten = gemini("g1", "final answer")  # a tokenless revision (formats.md §B.5)
+    rewritten = gemini("g1", "final answer")  # a tokenless revision (docs/formats.md §B.5)
     rewritten["tokens"] = None
     path = chat_file(
         tmp_path, [META, user("u1", "explain the build"), first, user("u2", "thanks"), rewritten]

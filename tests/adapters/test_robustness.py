@@ -1,7 +1,7 @@
 """Hostile and broken session files: every adapter, through ``parse_session`` and through
 ``SessionCache().get``, either returns a :class:`~driftguard.model.Session` or raises a
 :class:`~driftguard.errors.DriftguardError` — never anything else — and counts every
-non-blank line that is not a JSON object in ``skipped_lines`` (design.md §4; the common
+non-blank line that is not a JSON object in ``skipped_lines`` (docs/design.md §4; the common
 brief's "a malformed line … skipped and counted, never an exception").
 
 Two parts: a property test that writes random JSON-ish lines (records drawn from a grammar
@@ -131,7 +131,7 @@ MODELS = st.sampled_from(["claude-opus-4-7", "<synthetic>", "gemini-2.5-pro", "g
 TIMESTAMPS = st.one_of(NUMBERS, TEXTS)
 BOOLS = st.booleans()
 
-# Claude Code (formats.md §A.4)
+# Claude Code (docs/formats.md §A.4)
 CLAUDE_BLOCK = st.one_of(
     record({"type": st.just("text")}, {"text": TEXTS}),
     record({"type": st.just("tool_use")}, {"name": TEXTS, "input": ANYTHING, "id": IDS}),
@@ -189,7 +189,7 @@ CLAUDE_RECORD = record(
     },
 )
 
-# Gemini CLI (formats.md §B.4–B.5)
+# Gemini CLI (docs/formats.md §B.4–B.5)
 GEMINI_PART = st.one_of(
     TEXTS,
     record({}, {"text": TEXTS, "thought": BOOLS}),
@@ -246,7 +246,7 @@ GEMINI_RECORD = st.one_of(
     record({"sessionId": TEXTS}, {"projectHash": TEXTS, "messages": st.lists(GEMINI_MESSAGE)}),
 )
 
-# Codex CLI (formats.md §C.2–C.4)
+# Codex CLI (docs/formats.md §C.2–C.4)
 CODEX_USAGE = record(
     {},
     {"input_tokens": NUMBERS, "output_tokens": NUMBERS, "total_tokens": NUMBERS},

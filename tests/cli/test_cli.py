@@ -1,4 +1,4 @@
-"""`driftguard score`: arguments in, report out, exit codes and streams as design §10."""
+"""`driftguard score`: arguments in, report out, exit codes and streams as docs/design.md §10."""
 
 from __future__ import annotations
 

@@ -4,8 +4,8 @@ The CLIs are looked for in ``$DRIFTGUARD_E2E_NODE_PREFIX/node_modules/.bin`` (de
 ``<repo>/.ci/node``, where ``.ci/run`` installs them), then on ``PATH``. A missing CLI, or
 one whose ``--version`` is not the pinned version, skips the test with the reason.
 
-Config shapes and environment variables follow ``shared/docs/real-clis.md`` (§1 Claude
-Code, §2 Gemini CLI, §3 Codex) and ``mcp-and-hosts.md`` §3.1–§3.3. Every CLI run has a
+Config shapes and environment variables follow ``docs/real-clis.md`` (§1 Claude
+Code, §2 Gemini CLI, §3 Codex) and ``docs/host-configs.md`` §3.1–§3.3. Every CLI run has a
 timeout and its own process group, so a hung CLI and the MCP servers it started are killed.
 """
 
@@ -115,12 +115,12 @@ def base_env() -> dict[str, str]:
 
 def host_env(home: Path, model_url: str, **extra: str) -> dict[str, str]:
     """Environment for a CLI run: the isolated HOME, and all three CLIs pointed at the fake
-    model on loopback with dummy keys, telemetry and update checks off (real-clis.md)."""
+    model on loopback with dummy keys, telemetry and update checks off (docs/real-clis.md)."""
     env = base_env()
     env.update(
         HOME=str(home),
         DRIFTGUARD_HOME=os.environ.get("DRIFTGUARD_HOME", str(home / ".driftcli")),
-        # Claude Code (real-clis.md §1)
+        # Claude Code (docs/real-clis.md §1)
         ANTHROPIC_BASE_URL=model_url,
         ANTHROPIC_API_KEY="dummy",
         DISABLE_TELEMETRY="1",
@@ -143,7 +143,8 @@ def server_entry(command: str, env: Mapping[str, str]) -> dict[str, Any]:
 
 
 def register_claude(home: Path, command: str, env: Mapping[str, str]) -> Path:
-    """Write ``~/.claude.json`` with driftguard as a user-scope server (mcp-and-hosts §3.1)."""
+    """Write ``~/.claude.json`` with driftguard as a user-scope server (docs/host-configs.md
+    §3.1)."""
     path = home / ".claude.json"
     entry = {"type": "stdio", **server_entry(command, env)}
     path.write_text(json.dumps({"mcpServers": {SERVER_NAME: entry}}, indent=2), encoding="utf-8")
@@ -180,7 +181,7 @@ def gemini_policy(folder: Path, tools: Sequence[str]) -> Path:
 
 
 def register_codex(home: Path, command: str, model_url: str) -> Path:
-    """Point Codex at the fake model (``~/.codex/config.toml``, real-clis.md §3), then
+    """Point Codex at the fake model (``~/.codex/config.toml``, docs/real-clis.md §3), then
     register driftguard with the product itself: ``<command> setup --host codex_cli``
     appends its ``[mcp_servers.driftguard]`` table, so the e2e tests run Codex with
     exactly what a user gets (``required = true``: Codex waits for the server before the
@@ -265,7 +266,7 @@ def run_cli(
 
 def claude_project_folder(project: Path) -> str:
     """Claude Code's folder name for a project: every non-alphanumeric character → ``-``
-    (real-clis.md's session-file row; short tmp paths stay below the 200-character cap)."""
+    (docs/real-clis.md's session-file row; short tmp paths stay below the 200-character cap)."""
     return re.sub(r"[^A-Za-z0-9]", "-", str(project))
 
 

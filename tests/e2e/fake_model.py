@@ -1,7 +1,7 @@
 """A scriptable fake model server for driving the real coding CLIs offline.
 
 One stdlib-only HTTP server on 127.0.0.1 (an ephemeral port) speaks the three wire APIs the
-pinned CLIs use (``shared/docs/real-clis.md``), chosen by request path:
+pinned CLIs use (``docs/real-clis.md``), chosen by request path:
 
 * **Anthropic Messages** (Claude Code): ``HEAD /`` answers 200; ``POST /v1/messages``
   streams ``message_start`` · ``content_block_start`` · ``content_block_delta`` ·
@@ -85,7 +85,7 @@ COMPACTION_HINTS = (
     "state_snapshot",
     "context checkpoint compaction",
 )
-"""Lower-cased phrases of the three CLIs' compaction prompts (real-clis.md)."""
+"""Lower-cased phrases of the three CLIs' compaction prompts (docs/real-clis.md)."""
 
 SUMMARISED = "[fake model: {} prompts summarised]"
 """What a summary by this fake says of the prompts it covers (with their number)."""
@@ -97,7 +97,7 @@ HOST_SUMMARIES = (
     "<state_snapshot>",
 )
 """How the message that holds a compaction's summary starts in the history a CLI sends
-afterwards: Claude Code's, Codex's (real-clis.md), Gemini CLI's (19-seams §2.6)."""
+afterwards: Claude Code's, Codex's (docs/real-clis.md), Gemini CLI's (19-seams §2.6)."""
 
 CLI_TURNS = ("System: Potential loop detected.", "System: Please continue.", "Please continue.")
 """User turns Gemini CLI sends on its own (``GeminiClient._recoverFromLoop``, its stream
@@ -303,7 +303,7 @@ def _anthropic(body: Mapping[str, Any]) -> tuple[tuple[str, ...], list[Event]]:
     events: list[Event] = []
     for message in body.get("messages") or []:
         role, content = message.get("role"), message.get("content")
-        if role == "system":  # the mid-conversation-system beta (real-clis.md §1 pitfalls)
+        if role == "system":  # the mid-conversation-system beta (docs/real-clis.md §1 pitfalls)
             continue
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         results = [

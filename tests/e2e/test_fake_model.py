@@ -1,4 +1,4 @@
-"""The fake model server speaks each wire API the way real-clis.md describes, and follows
+"""The fake model server speaks each wire API the way docs/real-clis.md describes, and follows
 its plan. These run without any CLI (plain HTTP on loopback), so they are not e2e tests."""
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ def _driftguard_env() -> dict[str, str]:
 
 
 def _assert_design_report(report: dict[str, Any]) -> None:
-    """The design §5.5 JSON fields, with their types and value ranges."""
+    """The docs/design.md §5.5 JSON fields, with their types and value ranges."""
     assert report.keys() >= REPORT_KEYS
     assert report["factors"].keys() == FACTOR_KEYS
     assert report["session"].keys() >= SESSION_KEYS
@@ -575,7 +575,7 @@ def test_codex_session_calls_get_drift_about_its_own_rollout_file(
     assert Path(report["session"]["path"]) == rollouts[0]
     assert report["session"]["cli"] == "codex_cli"
     assert report["session"]["session_id"] == thread_id
-    # Codex passes no session id (mcp-and-hosts §4.1): the newest rollout of this project.
+    # Codex passes no session id (docs/host-configs.md §4.1): the newest rollout of this project.
     assert report["session"]["resolved_by"] == "newest_in_project"
     # Codex 0.171.0 writes the tool-calling response's token_count after the
     # function_call_output (seen in the rollout), so the file read holds turn 1's usage.

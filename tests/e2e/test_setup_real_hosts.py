@@ -35,7 +35,7 @@ HOST_FILES = (".gemini/settings.json", ".codex/config.toml", ".cursor/mcp.json")
 
 def _prepare_home(home: Path, project: Path) -> None:
     """The fixture configs, and the project trusted by Gemini CLI (it starts stdio
-    servers only in trusted folders; real-clis.md §2)."""
+    servers only in trusted folders; docs/real-clis.md §2)."""
     shutil.copytree(FIXTURE_HOME, home, dirs_exist_ok=True)
     trusted = {str(project): "TRUST_FOLDER"}
     (home / ".gemini" / "trustedFolders.json").write_text(json.dumps(trusted), encoding="utf-8")
@@ -154,7 +154,7 @@ def test_real_claude_keeps_a_differing_entry_until_update_replaces_it(
     claude = real_cli("claude")
     (isolated_home / ".claude").mkdir()
     env = _env(isolated_home, fake_model.url, {claude.parent})
-    # A key of the user's that Claude Code knows (a tool-call timeout in ms, mcp-and-hosts.md
+    # A key of the user's that Claude Code knows (a tool-call timeout in ms, docs/host-configs.md
     # §3.1): --update keeps it.
     stale = {
         "type": "stdio",

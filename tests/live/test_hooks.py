@@ -1,5 +1,5 @@
 """`driftguard hook …`: the Claude Code hooks, fed the JSON payloads Claude Code sends
-(formats.md §A.14; the payloads below are built in our own words with those fields)."""
+(docs/formats.md §A.14; the payloads below are built in our own words with those fields)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`driftguard statusline`: Claude Code's status-line JSON in, one short line out (issue #5
-item 2; payload fields from formats.md §A.13)."""
+item 2; payload fields from docs/formats.md §A.13)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ SESSION_ID = "5b0e6a51-7f3c-4d2e-9a18-0c4f2b7d9e61"
 
 
 def payload(**context: Any) -> dict[str, Any]:
-    """A status-line payload of the current shape (formats.md §A.13), values our own."""
+    """A status-line payload of the current shape (docs/formats.md §A.13), values our own."""
     window: dict[str, Any] = {
         "total_input_tokens": 30_000,
         "total_output_tokens": 1_200,

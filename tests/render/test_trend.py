@@ -1,4 +1,4 @@
-"""The trend of a session's recorded scores (design.md §6 ``get_trend``)."""
+"""The trend of a session's recorded scores (docs/design.md §6 ``get_trend``)."""
 
 from __future__ import annotations
 

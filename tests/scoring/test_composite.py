@@ -1,4 +1,4 @@
-"""Composite, states, handoff trigger and reports of the seed scoring (design.md §5.4–§5.5,
+"""Composite, states, handoff trigger and reports of the seed scoring (docs/design.md §5.4–§5.5,
 the preset ``seed``), and the report fields every scoring shares."""
 
 from __future__ import annotations

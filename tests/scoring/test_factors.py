@@ -1,4 +1,4 @@
-"""Each factor against values computed by hand from design.md §5.3 (arithmetic in comments)."""
+"""Each factor against values computed by hand from docs/design.md §5.3 (arithmetic in comments)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The speed-ups of phrase counting and hedge features change no result (design.md §5.2).
+"""The speed-ups of phrase counting and hedge features change no result (docs/design.md §5.2).
 
 ``count_phrases`` skips the regex of a phrase whose words are absent from the folded text,
 and ``confidence_drift`` memoises per-text hedge counts. Both must stay bit-identical to the
@@ -28,7 +28,7 @@ def naive_count(sample: str, phrases: tuple[str, ...] | list[str]) -> int:
 
 
 def naive_confidence_drift(texts: list[str]) -> float:
-    """Factor 6 written out without the memo (design §5.3)."""
+    """Factor 6 written out without the memo (docs/design.md §5.3)."""
 
     def rate(group: list[str]) -> float:
         hedges = sum(naive_count(remove_code(t), HEDGE_PHRASES) for t in group)

@@ -241,7 +241,7 @@ def test_claude_project_dir_name_override_applies_only_with_claude_config_dir(
     derived = claude_session(custom, "-home-dev-demo", SID_A, T0 + 100)
     named = claude_session(custom, "demo-sessions", SID_B, T0)
     monkeypatch.setenv("CLAUDE_CODE_PROJECT_DIR_NAME", "demo-sessions")
-    # Without CLAUDE_CONFIG_DIR the override is ignored (formats.md §A.1).
+    # Without CLAUDE_CONFIG_DIR the override is ignored (docs/formats.md §A.1).
     claude_session(isolated_home / ".claude", "-home-dev-demo", SID_C, T0 + 1)
     assert find_session(DEMO, "claude_code") == isolated_home / ".claude" / "projects" / (
         f"-home-dev-demo/{SID_C}.jsonl"
@@ -283,7 +283,7 @@ def test_claude_uses_the_folder_name_of_the_project_as_given_and_resolved(
 def test_claude_lossy_folder_never_yields_a_colliding_projects_session(
     isolated_home: Path,
 ) -> None:
-    # /home/dev/b-c and /home/dev/b/c both map to -home-dev-b-c (formats.md §A.2).
+    # /home/dev/b-c and /home/dev/b/c both map to -home-dev-b-c (docs/formats.md §A.2).
     root = isolated_home / ".claude"
     mine = claude_session(root, "-home-dev-b-c", SID_A, T0, cwd="/home/dev/b-c")
     claude_session(root, "-home-dev-b-c", SID_B, T0 + 10, cwd="/home/dev/b/c")

@@ -1,4 +1,4 @@
-"""Incremental parsing (design.md §9): ``SessionCache.get`` equals a fresh ``parse_session``.
+"""Incremental parsing (docs/design.md §9): ``SessionCache.get`` equals a fresh ``parse_session``.
 
 The central property: a session file written in several appends, cut at arbitrary byte
 positions (half-written lines, complete lines still missing their newline, CRLF endings),
@@ -660,7 +660,7 @@ def test_complete_line_missing_its_newline_is_used_and_never_fed_twice(
     tmp_path: Path, fed: FeedLog
 ) -> None:
     # A rewind is not idempotent: fed twice, "$rewindTo g2" would find g2 gone the second
-    # time and clear every message, the prompt g1 included (formats.md §B.4).
+    # time and clear every message, the prompt g1 included (docs/formats.md §B.4).
     name = SYNTHETIC["gemini_cli"][0]
     head = _jsonl(
         [

@@ -1,5 +1,5 @@
 """Which session a tool call is about: argument → this host process's pointer → env →
-the project's pointer → newest (design §6; newcomer's review B2)."""
+the project's pointer → newest (docs/design.md §6; newcomer's review B2)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`driftguard setup` on each host's config file, through the command line (issue #4,
-design §8, §10): only driftguard's entry changes, uninstall gives the file back, dry runs
+docs/design.md §8, §10): only driftguard's entry changes, uninstall gives the file back, dry runs
 write nothing, files that do not parse are refused, hosts that are not installed get
 nothing.
 

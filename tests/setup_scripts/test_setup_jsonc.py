@@ -1,5 +1,5 @@
 """The JSON / JSONC reader and splices of ``driftguard/jsonc.py``: what it refuses (as
-``JSON.parse(stripJsonComments(text))`` would, mcp-and-hosts.md §3.2), and edits that
+``JSON.parse(stripJsonComments(text))`` would, docs/host-configs.md §3.2), and edits that
 touch only the member they add, replace or remove."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The ``config.toml`` edits of ``setup_scripts/_toml.py``: the table is appended and cut
 out as text where that reads back exactly (comments and layout kept), with ``tomlkit``
-as the fallback, and every result checked with :mod:`tomllib` (mcp-and-hosts.md §3.3)."""
+as the fallback, and every result checked with :mod:`tomllib` (docs/host-configs.md §3.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Score history and stored goals: keys, records, locked appends, pruning (design.md §7)."""
+"""Score history and stored goals: keys, records, locked appends, pruning (docs/design.md §7)."""
 
 from __future__ import annotations
 
