@@ -31,9 +31,10 @@ Records used:
   ``item_completed`` and ``task_complete.last_agent_message`` repeat response items and are not
   read (docs/design.md §5.1: one source per prompt and per answer).
 * ``compacted``: a compaction boundary (docs/design.md §5.1). Everything before the last one
-  is dropped; its non-empty ``message`` is kept as the summary (``role="user"``, ``is_summary=True``).
-  ``replacement_history`` (the prompts Codex re-sends) is a copy of pre-boundary items, a
-  "preserved segment" that docs/design.md §5.1 drops from what is scored; the compaction ledger
+  is dropped; its non-empty ``message`` is kept as the summary (``role="user"``,
+  ``is_summary=True``). ``replacement_history`` (the prompts Codex re-sends) is a copy of
+  pre-boundary items, a "preserved segment" that docs/design.md §5.1 drops from what is scored;
+  the compaction ledger
   (:class:`~driftguard.compaction.ledger.LedgerBuilder`) counts the text of its ``message`` items
   and the targets of its tool calls as kept (the model still sees them: generated/codex's
   0.171.0 rollout carries every prompt typed before the boundary there). The file names no
