@@ -1,7 +1,8 @@
 """Helpers every adapter shares: streaming lines (plain or zstd), decoding records,
 timestamps, token counts, tool calls and the character-based token estimate.
 
-Pure functions except :func:`open_session_file` and :func:`iter_lines`, which only read.
+Pure functions except :func:`open_session_file`, :class:`LineBlocks`, :func:`iter_lines`,
+:func:`feed_stream` and :func:`feed_file`, which only read.
 
 Hostile content never escapes as anything but :class:`~driftguard.errors.SessionFormatError`
 (for a file as a whole) or a ``None`` (for one value): JSON nested deeper than
@@ -31,15 +32,18 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "MAX_TOKEN_COUNT",
     "PATCH_MARK",
+    "READ_BYTES",
     "ZSTD_MAGIC",
     "JsonTooDeepError",
     "Line",
+    "LineBlocks",
     "LineParser",
     "ToolKinds",
     "bulk_reading",
     "decode_json",
     "estimate_tokens",
     "feed_file",
+    "feed_stream",
     "iter_lines",
     "load_record",
     "make_tool_call",
@@ -179,18 +183,89 @@ class _ZstdReader(io.RawIOBase):
             super().close()
 
 
+READ_BYTES = 64 * 1024
+"""Bytes a session file is read at a time by :class:`LineBlocks`. Splitting blocks into
+lines costs less than reading line by line (the 150 MB benchmark session: 0.17 s of CPU
+in 64 KiB blocks, 0.18 s in 256 KiB or 1 MiB ones, 0.25 s in 8 KiB ones, 0.37 s through
+a buffered file's line iterator), and a reader of a file's first records reads little
+more than those."""
+
+
+class LineBlocks:
+    """The whole lines of a binary stream, a block of :data:`READ_BYTES` (or ``block``)
+    bytes at a time: iterating yields, per block read, the list of lines it completed,
+    each without its newline and the ``\r`` bytes right before it (a ``\r\n`` file reads
+    as a ``\n`` one), possibly empty.
+
+    Only one block and the line it ends inside are held, whatever the file's size: a line
+    longer than a block is gathered piece by piece and joined once, when its newline
+    comes. After the iteration, :attr:`tail` holds what follows the last newline (a last
+    line without one, as it is; ``b""`` when the file ends with a newline), :attr:`end`
+    the bytes read through the last newline and :attr:`last_start` where the last whole
+    line starts (both counted from where the stream stood when iteration began).
+
+    Args:
+        stream: the binary stream, positioned where reading starts.
+        limit: read at most this many bytes (``None``: to the end of the stream); bytes
+            beyond it are not read, so a line it cuts is the :attr:`tail`.
+        block: bytes read at a time (≥ 1).
+    """
+
+    __slots__ = ("_block", "_limit", "_stream", "end", "last_start", "tail")
+
+    def __init__(
+        self, stream: IO[bytes], limit: int | None = None, block: int = READ_BYTES
+    ) -> None:
+        self._stream = stream
+        self._limit = limit
+        self._block = block
+        self.end = 0
+        self.last_start = 0
+        self.tail = b""
+
+    def __iter__(self) -> Iterator[list[bytes]]:
+        stream, block, remaining = self._stream, self._block, self._limit
+        pieces: list[bytes] = []  # the line being read, when it began in an earlier block
+        read = 0  # bytes read so far
+        while remaining is None or remaining > 0:
+            data = stream.read(block if remaining is None else min(block, remaining))
+            if not data:
+                break
+            read += len(data)
+            if remaining is not None:
+                remaining -= len(data)
+            lines = data.split(b"\n")
+            rest = lines.pop()
+            if lines:
+                if pieces:
+                    pieces.append(lines[0])
+                    lines[0] = b"".join(pieces)
+                    pieces = []
+                last = len(lines[-1]) + 1
+                self.end = read - len(rest)
+                self.last_start = self.end - last
+                if b"\r" in data or lines[0].endswith(b"\r"):
+                    lines = [line.rstrip(b"\r") for line in lines]
+                yield lines
+            if rest:
+                pieces.append(rest)
+        self.tail = b"".join(pieces)
+
+
 def iter_lines(stream: IO[bytes]) -> Iterator[Line]:
     """Yield each line of a binary stream without its newline, one at a time.
 
     The last line is yielded with ``terminated=False`` when the file does not end with a
     newline (a writer may be half-way through it). Blank lines are yielded too; callers
-    skip them. Lines of any length are fine: nothing but the current line is held.
+    skip them. Lines of any length are fine: the stream is read in blocks
+    (:class:`LineBlocks`), and nothing but one block and the current line is held.
     """
-    for raw in stream:
-        if raw.endswith(b"\n"):
-            yield raw.rstrip(b"\r\n"), True
-        else:
-            yield raw, False
+    reader = LineBlocks(stream)
+    for lines in reader:
+        for line in lines:
+            yield line, True
+    if reader.tail:
+        yield reader.tail, False
 
 
 def decode_json(data: bytes | str) -> object:
@@ -337,10 +412,26 @@ def feed_file(parser: LineParser, path: Path) -> None:
     """
     try:
         with bulk_reading(), open_session_file(path) as stream:
-            for line, terminated in iter_lines(stream):
-                parser.feed(line, terminated)
+            feed_stream(parser, stream)
     except OSError as exc:
         raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
+
+
+def feed_stream(parser: LineParser, stream: IO[bytes], block: int = READ_BYTES) -> None:
+    """Feed every line of the binary ``stream``, from where it stands, into ``parser``,
+    read ``block`` bytes at a time (:class:`LineBlocks`): the same lines, in the same
+    order, as :func:`iter_lines` gives, so the same session whatever the block size.
+
+    Raises:
+        OSError: the stream cannot be read.
+    """
+    feed = parser.feed
+    reader = LineBlocks(stream, block=block)
+    for lines in reader:
+        for line in lines:
+            feed(line)
+    if reader.tail:
+        feed(reader.tail, False)
 
 
 def load_record(line: bytes) -> dict[str, Any] | None:

@@ -84,7 +84,7 @@ from pathlib import Path
 from typing import IO
 
 from driftguard.adapters import Adapter, get_adapter, locator_adapter, resolve_cli
-from driftguard.adapters._common import ZSTD_MAGIC, LineParser, bulk_reading
+from driftguard.adapters._common import ZSTD_MAGIC, LineBlocks, LineParser, bulk_reading
 from driftguard.adapters._fastjson import load_object
 from driftguard.errors import SessionFormatError, from_os_error
 from driftguard.model import CliName, Session
@@ -426,31 +426,26 @@ def _advance(entry: _Entry, stream: IO[bytes], current: _Stat) -> bool:
     """
     parser = entry.parser
     assert parser is not None
-    limit = current.size
-    position = entry.offset
-    line_start = entry.line_start
+    feed = parser.feed
+    start = entry.offset
     pending = entry.pending
     fed = False
-    tail = b""
-    stream.seek(position)
-    for raw in stream:
-        if position + len(raw) > limit:
-            raw = raw[: limit - position]  # bytes written after the stat: next time
-        if not raw.endswith(b"\n"):
-            tail = raw
-            break
+    stream.seek(start)
+    # Bytes written after the stat are left for the next call.
+    reader = LineBlocks(stream, limit=current.size - start)
+    for lines in reader:
         if pending is not None:
             # The speculatively fed line: its newline has arrived, its bytes must not change.
-            if raw.rstrip(b"\r\n") != pending.rstrip(b"\r"):
+            if lines[0] != pending.rstrip(b"\r"):
                 return False
             pending = None
-        else:
-            parser.feed(raw.rstrip(b"\r\n"), True)
-            fed = True
-        line_start = position
-        position += len(raw)
-        if position >= limit:
-            break
+            lines = lines[1:]
+        for line in lines:
+            feed(line)
+        fed = fed or bool(lines)
+    tail = reader.tail
+    position = start + reader.end
+    line_start = start + reader.last_start if reader.end else entry.line_start
     if pending is not None and tail != pending:
         return False  # the speculative line changed before its newline came
     skipped_tail = False
