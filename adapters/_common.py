@@ -40,6 +40,7 @@ __all__ = [
     "LineParser",
     "ToolKinds",
     "bulk_reading",
+    "compact_id",
     "decode_json",
     "estimate_tokens",
     "feed_file",
@@ -266,6 +267,24 @@ def iter_lines(stream: IO[bytes]) -> Iterator[Line]:
             yield line, True
     if reader.tail:
         yield reader.tail, False
+
+
+_CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def compact_id(value: str) -> int | str:
+    """``value`` as a smaller key, equal to another's exactly when the two strings are
+    equal: a canonical UUID (8-4-4-4-12 lower-case hex digits, what Claude Code and
+    Gemini CLI write as record ids) becomes its 128-bit number, any other string stays
+    itself (a number never equals a string).
+
+    A parser keeps one id per record of the whole file to tell a record written twice,
+    so this is the one part of its state that grows with the file, not with what the
+    model remembers: 48 bytes a number where the string takes 88 (CPython 3.11, 64-bit).
+    """
+    if len(value) == 36 and _CANONICAL_UUID.fullmatch(value):
+        return int(value.replace("-", ""), 16)
+    return value
 
 
 def decode_json(data: bytes | str) -> object:

@@ -92,6 +92,7 @@ import msgspec
 from driftguard.adapters._common import (
     MAX_TOKEN_COUNT,
     ToolKinds,
+    compact_id,
     feed_file,
     make_tool_call,
     parse_timestamp,
@@ -636,12 +637,13 @@ class ClaudeCodeParser:
         self._session_id: str | None = None
         self._cwd: str | None = None
         self._skipped = 0
-        # uuids already read, per record kind: a line written twice repeats its kind, and
-        # keeping kinds apart stops placeholder uuids shared across kinds (the redacted
-        # corpus catalog) from hiding a boundary behind an unrelated line.
-        self._seen_user: set[str] = set()
-        self._seen_assistant: set[str] = set()
-        self._seen_boundary: set[str] = set()
+        # uuids already read (as compact_id keys: these sets grow with the file), per
+        # record kind: a line written twice repeats its kind, and keeping kinds apart stops
+        # placeholder uuids shared across kinds (the redacted corpus catalog) from hiding a
+        # boundary behind an unrelated line.
+        self._seen_user: set[int | str] = set()
+        self._seen_assistant: set[int | str] = set()
+        self._seen_boundary: set[int | str] = set()
         self._models: dict[str, str] = {}
 
     def feed(self, line: bytes, terminated: bool = True) -> None:
@@ -734,12 +736,13 @@ class ClaudeCodeParser:
         return conversation
 
     @staticmethod
-    def _first_time(seen: set[str], uuid: str | None) -> bool:
+    def _first_time(seen: set[int | str], uuid: str | None) -> bool:
         if uuid is None:
             return True
-        if uuid in seen:
+        key = compact_id(uuid)
+        if key in seen:
             return False
-        seen.add(uuid)
+        seen.add(key)
         return True
 
     # -- record kinds ----------------------------------------------------------------

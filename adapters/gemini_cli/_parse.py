@@ -99,6 +99,7 @@ Skipped and counted (``Session.skipped_lines``)
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -109,6 +110,7 @@ from typing import Any, Final
 from driftguard.adapters._common import (
     JsonTooDeepError,
     ToolKinds,
+    compact_id,
     decode_json,
     estimate_tokens,
     feed_file,
@@ -208,7 +210,10 @@ class GeminiCliParser:
     def __init__(self, path: str) -> None:
         self._path = path
         self._entries: dict[str, _Entry] = {}
-        self._tokens_by_id: dict[str, int] = {}
+        # Both grow with the file, not with what the model remembers: one entry per record
+        # id ever written (as compact_id keys) and one per compaction (sha256 digests of
+        # the summaries, whatever their length).
+        self._tokens_by_id: dict[int | str, int] = {}
         self._session_id: str | None = None
         self._cwd: str | None = None
         self._skipped = 0
@@ -216,7 +221,7 @@ class GeminiCliParser:
         self._ledger = LedgerBuilder()
         self._summary: ParsedMessage | None = None
         self._boundary: frozenset[str] = frozenset()
-        self._snapshots_seen: set[str] = set()
+        self._snapshots_seen: set[bytes] = set()
         self._last_model: str | None = None
         self._first_input: int | None = None
         self._prompts = 0
@@ -288,7 +293,7 @@ class GeminiCliParser:
         if snapshot is None:
             return
         text, timestamp = snapshot
-        key = text.strip()
+        key = hashlib.sha256(text.strip().encode("utf-8", "surrogatepass")).digest()
         if key in self._snapshots_seen:
             return
         self._snapshots_seen.add(key)
@@ -356,9 +361,9 @@ class GeminiCliParser:
     def _gemini_entry(self, message_id: str, record: dict[str, Any]) -> _Entry:
         input_tokens = _input_tokens(record.get("tokens"))
         if input_tokens is None:
-            input_tokens = self._tokens_by_id.get(message_id)
+            input_tokens = self._tokens_by_id.get(compact_id(message_id))
         else:
-            self._tokens_by_id[message_id] = input_tokens
+            self._tokens_by_id[compact_id(message_id)] = input_tokens
         if input_tokens and self._first_input is None:
             self._first_input = input_tokens
         model = record.get("model") if isinstance(record.get("model"), str) else None
