@@ -409,7 +409,9 @@ class _Conversation:
     current: _Response | None = None
     summary: ParsedMessage | None = None
     summary_flagged: bool = False
-    preserved: frozenset[str] = frozenset()
+    preserved: frozenset[int | str] = frozenset()
+    """The line keys (:func:`~driftguard.adapters._common.compact_id`) of the preserved
+    segment the last boundary names: lines already read before it."""
     latest_context: int | None = None
     first_context: int | None = None
     max_context: int = 0
@@ -419,9 +421,10 @@ class _Conversation:
     """Typed prompts added, before and after compactions alike."""
     seen: bool = False
     ledger: LedgerBuilder = field(default_factory=LedgerBuilder)
-    slots: dict[str, int] = field(default_factory=dict)
-    """The slot in ``items`` of the first message each line (by ``uuid``) made since the
-    last compaction: what a boundary's preserved segment names (:meth:`compact`)."""
+    slots: dict[int | str, int] = field(default_factory=dict)
+    """The slot in ``items`` of the first message each line (by the
+    :func:`~driftguard.adapters._common.compact_id` of its ``uuid``) made since the last
+    compaction: what a boundary's preserved segment names (:meth:`compact`)."""
 
     def compact(self, metadata: object, timestamp: float | None, cwd: str | None) -> None:
         """A ``compact_boundary``: note what it dropped in the ledger, then forget
@@ -465,11 +468,11 @@ class _Conversation:
         self.latest_context = None
         self.preserved = preserved
 
-    def add(self, message: ParsedMessage, uuid: str | None) -> None:
+    def add(self, message: ParsedMessage, key: int | str | None) -> None:
         """Append a message that is final as it is (a prompt, tool results), made by the
-        line ``uuid``."""
-        if uuid is not None:
-            self.slots.setdefault(uuid, len(self.items))
+        line whose uuid's :func:`~driftguard.adapters._common.compact_id` is ``key``."""
+        if key is not None:
+            self.slots.setdefault(key, len(self.items))
         self.items.append(message)
         self.chars += len(message.content)
 
@@ -577,23 +580,24 @@ def _pre_tokens(metadata: object) -> int | None:
     return (read_token_count(value) or None) if value is not None else None
 
 
-def _preserved_uuids(metadata: object) -> frozenset[str]:
-    """The uuids of the preserved segment a ``compact_boundary`` points back to."""
+def _preserved_uuids(metadata: object) -> frozenset[int | str]:
+    """The uuids of the preserved segment a ``compact_boundary`` points back to, as
+    :func:`~driftguard.adapters._common.compact_id` keys."""
     if not isinstance(metadata, dict):
         return frozenset()
-    found: set[str] = set()
+    found: set[int | str] = set()
     segment = metadata.get("preservedSegment")
     if isinstance(segment, dict):
         for key in ("headUuid", "tailUuid"):
             value = segment.get(key)
             if isinstance(value, str):
-                found.add(value)
+                found.add(compact_id(value))
     preserved = metadata.get("preservedMessages")
     if isinstance(preserved, dict):
         for key in ("uuids", "allUuids"):
             values = preserved.get(key)
             if isinstance(values, list):
-                found.update(v for v in values if isinstance(v, str))
+                found.update(compact_id(v) for v in values if isinstance(v, str))
     return frozenset(found)
 
 
@@ -721,8 +725,9 @@ class ClaudeCodeParser:
 
     # -- routing ---------------------------------------------------------------------
 
-    def _conversation(self, record: _Record, uuid: str | None) -> _Conversation | None:
-        """The conversation a line belongs to, or ``None`` when it is never scored."""
+    def _conversation(self, record: _Record, key: int | str | None) -> _Conversation | None:
+        """The conversation a line (``key``: its uuid's ``compact_id``) belongs to, or
+        ``None`` when it is never scored."""
         if self._agent_file or record.isSidechain is not True:
             self._side = None
             conversation = self._main
@@ -731,15 +736,19 @@ class ClaudeCodeParser:
         else:
             return None
         conversation.seen = True
-        if uuid is not None and uuid in conversation.preserved:
+        if key is not None and key in conversation.preserved:
             return None
         return conversation
 
     @staticmethod
-    def _first_time(seen: set[int | str], uuid: str | None) -> bool:
-        if uuid is None:
+    def _key(record: _Record) -> int | str | None:
+        """The line's uuid as a ``compact_id`` key, ``None`` when it has none."""
+        return compact_id(record.uuid) if isinstance(record.uuid, str) else None
+
+    @staticmethod
+    def _first_time(seen: set[int | str], key: int | str | None) -> bool:
+        if key is None:
             return True
-        key = compact_id(uuid)
         if key in seen:
             return False
         seen.add(key)
@@ -748,8 +757,7 @@ class ClaudeCodeParser:
     # -- record kinds ----------------------------------------------------------------
 
     def _on_boundary(self, record: _Record) -> None:
-        uuid = record.uuid if isinstance(record.uuid, str) else None
-        if not self._first_time(self._seen_boundary, uuid):
+        if not self._first_time(self._seen_boundary, self._key(record)):
             return
         conversation = self._conversation(record, None)
         if conversation is not None:
@@ -758,8 +766,8 @@ class ClaudeCodeParser:
             )
 
     def _on_assistant(self, record: _Record) -> None:
-        uuid = record.uuid if isinstance(record.uuid, str) else None
-        if not self._first_time(self._seen_assistant, uuid):
+        key = self._key(record)
+        if not self._first_time(self._seen_assistant, key):
             return
         message = record.message if record.message is not None else _NO_MESSAGE
         model = message.model if isinstance(message.model, str) and message.model else None
@@ -767,7 +775,7 @@ class ClaudeCodeParser:
             model = self._models.setdefault(model, model)
         if model == _SYNTHETIC_MODEL or record.isApiErrorMessage is True:
             return
-        conversation = self._conversation(record, uuid)
+        conversation = self._conversation(record, key)
         if conversation is None:
             return
         message_id = message.id if isinstance(message.id, str) else None
@@ -776,8 +784,8 @@ class ClaudeCodeParser:
             message_id or None, request_id or None, record.timestamp
         )
         conversation.touch(response)  # this line may change it: rebuilt at the next snapshot
-        if uuid is not None:
-            conversation.slots.setdefault(uuid, response.index)
+        if key is not None:
+            conversation.slots.setdefault(key, response.index)
         content = message.content
         if isinstance(content, str):
             if content and not content.isspace():
@@ -813,10 +821,10 @@ class ClaudeCodeParser:
                     conversation.first_context = size
 
     def _on_user(self, record: _Record) -> None:
-        uuid = record.uuid if isinstance(record.uuid, str) else None
-        if not self._first_time(self._seen_user, uuid):
+        key = self._key(record)
+        if not self._first_time(self._seen_user, key):
             return
-        conversation = self._conversation(record, uuid)
+        conversation = self._conversation(record, key)
         if conversation is None:
             return
         content = record.message.content if record.message is not None else None
@@ -844,7 +852,7 @@ class ClaudeCodeParser:
                 ParsedMessage(
                     role="tool", content="\n".join(results), timestamp=timestamp, is_error=is_error
                 ),
-                uuid,
+                key,
             )
         flagged = record.isCompactSummary is True
         if flagged or (texts and _lstripped(texts[0]).startswith(_SUMMARY_PREFIX)):
@@ -860,7 +868,7 @@ class ClaudeCodeParser:
         typed = [kept for kept in map(_typed_text, texts) if kept is not None]
         if typed:
             prompt = ParsedMessage(role="user", content="\n".join(typed), timestamp=timestamp)
-            conversation.add(prompt, uuid)
+            conversation.add(prompt, key)
             conversation.prompts += 1
             conversation.ledger.named(prompt.content)
             conversation.current = None  # a response never spans a typed prompt
