@@ -29,6 +29,7 @@ from driftguard.errors import JsonTooDeepError, SessionFormatError, from_os_erro
 from driftguard.model import ParsedMessage, Session, ToolCall, ToolKind
 
 __all__ = [
+    "FIRST_READ_BYTES",
     "MAX_JSON_DEPTH",
     "MAX_TOKEN_COUNT",
     "PATCH_MARK",
@@ -185,16 +186,21 @@ class _ZstdReader(io.RawIOBase):
 
 
 READ_BYTES = 64 * 1024
-"""Bytes a session file is read at a time by :class:`LineBlocks`. Splitting blocks into
-lines costs less than reading line by line (the 150 MB benchmark session: 0.17 s of CPU
-in 64 KiB blocks, 0.18 s in 256 KiB or 1 MiB ones, 0.25 s in 8 KiB ones, 0.37 s through
-a buffered file's line iterator), and a reader of a file's first records reads little
-more than those."""
+"""Bytes a session file is read at a time by :class:`LineBlocks` once past its first
+blocks. Splitting blocks into lines costs less than reading line by line (the 150 MB
+benchmark session: 0.17 s of CPU in 64 KiB blocks, 0.18 s in 256 KiB or 1 MiB ones,
+0.25 s in 8 KiB ones, 0.37 s through a buffered file's line iterator)."""
+
+FIRST_READ_BYTES = 8 * 1024
+"""Bytes of the first block :class:`LineBlocks` reads; each next block is twice as large,
+up to :data:`READ_BYTES`. A reader of a file's first records (telling which CLI wrote
+it, listing a project's sessions) reads no more than a buffered file would."""
 
 
 class LineBlocks:
-    """The whole lines of a binary stream, a block of :data:`READ_BYTES` (or ``block``)
-    bytes at a time: iterating yields, per block read, the list of lines it completed,
+    """The whole lines of a binary stream, a block of bytes at a time (the first of
+    :data:`FIRST_READ_BYTES`, each next one twice as large, up to :data:`READ_BYTES` or
+    ``block``): iterating yields, per block read, the list of lines it completed,
     each without its newline and the ``\r`` bytes right before it (a ``\r\n`` file reads
     as a ``\n`` one), possibly empty.
 
@@ -209,7 +215,7 @@ class LineBlocks:
         stream: the binary stream, positioned where reading starts.
         limit: read at most this many bytes (``None``: to the end of the stream); bytes
             beyond it are not read, so a line it cuts is the :attr:`tail`.
-        block: bytes read at a time (≥ 1).
+        block: bytes read at a time at most (≥ 1).
     """
 
     __slots__ = ("_block", "_limit", "_stream", "end", "last_start", "tail")
@@ -225,13 +231,15 @@ class LineBlocks:
         self.tail = b""
 
     def __iter__(self) -> Iterator[list[bytes]]:
-        stream, block, remaining = self._stream, self._block, self._limit
+        stream, largest, remaining = self._stream, self._block, self._limit
+        block = min(FIRST_READ_BYTES, largest)
         pieces: list[bytes] = []  # the line being read, when it began in an earlier block
         read = 0  # bytes read so far
         while remaining is None or remaining > 0:
             data = stream.read(block if remaining is None else min(block, remaining))
             if not data:
                 break
+            block = min(2 * block, largest)
             read += len(data)
             if remaining is not None:
                 remaining -= len(data)
