@@ -65,9 +65,15 @@ new ones, and scoring a grown session costs its new messages and the factors' wi
 never a walk over every message (issue #10).
 
 Sessions are held for at most ``maxsize`` files, least recently used first out; each holds
-its parser state and features (22 MB of Python objects for the 45 MB benchmark session
-without compaction, measured with tracemalloc; mostly the text of the remembered
-messages). The cache is safe to share between threads (one lock; parses are serialised).
+its parser state and features: what the model remembers (the messages after the last
+compaction) and a compaction ledger, not the file. Measured with tracemalloc on the
+benchmark sessions (``benchmarks/gen_claude_session.py``): 22 MB of Python objects for
+45 MB never compacted (everything remembered: mostly the text of its messages), 4.8 MB
+for 45 MB and 25 MB for 1 GB compacted as Claude Code compacts (``--compact-at 167000``),
+the latter mostly the one number per line the parser keeps to tell a line written twice
+(:func:`~driftguard.adapters._common.compact_id`). A file is read a block at a time
+(:class:`~driftguard.adapters._common.LineBlocks`), never whole.
+The cache is safe to share between threads (one lock; parses are serialised).
 It does no I/O beyond reading the files it is asked about.
 """
 
