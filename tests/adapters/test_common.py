@@ -23,6 +23,7 @@ from driftguard.adapters._common import (
     MAX_TOKEN_COUNT,
     JsonTooDeepError,
     LineBlocks,
+    compact_id,
     decode_json,
     feed_stream,
     iter_lines,
@@ -146,6 +147,35 @@ def test_a_session_read_in_blocks_is_the_session_read_line_by_line(
         whole.feed(line, terminated)
     feed_stream(blocks, io.BytesIO(data), block=block)
     assert blocks.session() == whole.session()
+
+
+# ---------------------------------------------------------------------- record ids
+
+UUID = "0cf1a565-3230-4426-bdfc-d4d7af19f867"
+
+
+def test_a_canonical_uuid_is_kept_as_its_number() -> None:
+    assert compact_id(UUID) == int(UUID.replace("-", ""), 16)
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        UUID.upper(),  # the same number, another string: must stay apart
+        "0x" + UUID[2:],  # int(…, 16) takes a 0x prefix
+        "0_f1a565" + UUID[8:],  # and underscores between digits
+        " " + UUID[1:],  # and blanks around the digits
+        UUID.replace("-", ""),
+        UUID + "0",
+        "u1",
+        "",
+    ],
+)
+def test_any_other_id_stays_a_string_so_two_ids_are_equal_only_when_their_strings_are(
+    other: str,
+) -> None:
+    assert compact_id(other) == other
+    assert compact_id(other) != compact_id(UUID)
 
 
 # ---------------------------------------------------------------------- JSON depth
