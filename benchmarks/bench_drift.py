@@ -19,9 +19,9 @@ results) with ``--appends`` more turns kept aside. Shapes:
   past that point, about every 7.8 MB), so most of a long file lies before its last
   compaction, as in a real long session.
 
-Then ``--pairs`` times, interleaved (driftguard then the peer, the next pair the other way
-round), each server runs two scenarios, each on a fresh server process and on the same
-bytes (the file is cut back to its base size before each):
+Then ``--pairs`` times, interleaved (driftguard then the peer, and one shape then the other,
+the next pair the other way round), each server runs two scenarios, each on a fresh server
+process and on the same bytes (the file is cut back to its base size before each):
 
 - **plain**: start + initialize, the first ``get_drift``, then ``--appends`` times: one
   turn appended, ``get_drift`` again ("warm"); then the process's peak RSS;
@@ -556,17 +556,24 @@ def main(argv: list[str] | None = None) -> None:
             tools: list[Tool] = [Driftguard("driftguard")]
             if peer is not None:
                 tools.append(peer)
-            for shape in args.shapes:
-                for size in args.sizes:
-                    home = root / f"home-{size:g}MB-{shape}"
-                    session = _session(home, size, args.appends, SHAPES[shape])
+            for size in args.sizes:
+                homes = {shape: root / f"home-{size:g}MB-{shape}" for shape in args.shapes}
+                sessions = {
+                    shape: _session(homes[shape], size, args.appends, SHAPES[shape])
+                    for shape in args.shapes
+                }
+                for shape, session in sessions.items():
                     print(
                         f"session {size:g} MB, {shape}: {session.base / 1e6:.1f} MB, "
                         f"{session.compactions} compactions, the last after "
                         f"{session.before_last_compaction / 1e6:.1f} MB; + {args.appends} "
                         f"turns of {sum(map(len, session.turns)) / len(session.turns) / 1e3:.0f} KB"
                     )
-                    for pair in range(args.pairs):
+                # shapes interleaved too: the machine's load then weighs on both alike
+                for pair in range(args.pairs):
+                    shapes = args.shapes if pair % 2 == 0 else args.shapes[::-1]
+                    for shape in shapes:
+                        session, home = sessions[shape], homes[shape]
                         order = tools if pair % 2 == 0 else tools[::-1]
                         for tool in order:
                             for scenario, goal in (("plain", None), ("goal", GOAL)):
@@ -577,9 +584,10 @@ def main(argv: list[str] | None = None) -> None:
                         if not args.no_command:
                             shutil.rmtree(home / ".driftcli", ignore_errors=True)
                             commands.setdefault((size, shape), []).append(_command(session, home))
+                for shape, session in sessions.items():
                     session.reset()
                     if not args.keep:
-                        shutil.rmtree(home, ignore_errors=True)  # a 1 GB file is not kept
+                        shutil.rmtree(homes[shape], ignore_errors=True)  # a 1 GB file is not kept
     report(tools, args.sizes, args.shapes, commands)
 
 
