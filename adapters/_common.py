@@ -1,7 +1,8 @@
 """Helpers every adapter shares: streaming lines (plain or zstd), decoding records,
 timestamps, token counts, tool calls and the character-based token estimate.
 
-Pure functions except :func:`open_session_file` and :func:`iter_lines`, which only read.
+Pure functions except :func:`open_session_file`, :class:`LineBlocks`, :func:`iter_lines`,
+:func:`feed_stream` and :func:`feed_file`, which only read.
 
 Hostile content never escapes as anything but :class:`~driftguard.errors.SessionFormatError`
 (for a file as a whole) or a ``None`` (for one value): JSON nested deeper than
@@ -28,18 +29,23 @@ from driftguard.errors import JsonTooDeepError, SessionFormatError, from_os_erro
 from driftguard.model import ParsedMessage, Session, ToolCall, ToolKind
 
 __all__ = [
+    "FIRST_READ_BYTES",
     "MAX_JSON_DEPTH",
     "MAX_TOKEN_COUNT",
     "PATCH_MARK",
+    "READ_BYTES",
     "ZSTD_MAGIC",
     "JsonTooDeepError",
     "Line",
+    "LineBlocks",
     "LineParser",
     "ToolKinds",
     "bulk_reading",
+    "compact_id",
     "decode_json",
     "estimate_tokens",
     "feed_file",
+    "feed_stream",
     "iter_lines",
     "load_record",
     "make_tool_call",
@@ -51,7 +57,8 @@ __all__ = [
 ]
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-"""Magic number of a zstd frame (RFC 8878 §3.1.1); Codex writes ``.jsonl.zst`` (formats.md §C.1)."""
+"""Magic number of a zstd frame (RFC 8878 §3.1.1); Codex writes ``.jsonl.zst``
+(docs/formats.md §C.1)."""
 
 Line = tuple[bytes, bool]
 """One line of a session file without its newline, and whether it was newline-terminated."""
@@ -179,18 +186,114 @@ class _ZstdReader(io.RawIOBase):
             super().close()
 
 
+READ_BYTES = 64 * 1024
+"""Bytes a session file is read at a time by :class:`LineBlocks` once past its first
+blocks. Splitting blocks into lines costs less than reading line by line (the 150 MB
+benchmark session: 0.17 s of CPU in 64 KiB blocks, 0.18 s in 256 KiB or 1 MiB ones,
+0.25 s in 8 KiB ones, 0.37 s through a buffered file's line iterator)."""
+
+FIRST_READ_BYTES = 8 * 1024
+"""Bytes of the first block :class:`LineBlocks` reads; each next block is twice as large,
+up to :data:`READ_BYTES`. A reader of a file's first records (telling which CLI wrote
+it, listing a project's sessions) reads no more than a buffered file would."""
+
+
+class LineBlocks:
+    """The whole lines of a binary stream, a block of bytes at a time (the first of
+    :data:`FIRST_READ_BYTES`, each next one twice as large, up to :data:`READ_BYTES` or
+    ``block``): iterating yields, per block read, the list of lines it completed,
+    each without its newline and the ``\r`` bytes right before it (a ``\r\n`` file reads
+    as a ``\n`` one), possibly empty.
+
+    Only one block and the line it ends inside are held, whatever the file's size: a line
+    longer than a block is gathered piece by piece and joined once, when its newline
+    comes. After the iteration, :attr:`tail` holds what follows the last newline (a last
+    line without one, as it is; ``b""`` when the file ends with a newline), :attr:`end`
+    the bytes read through the last newline and :attr:`last_start` where the last whole
+    line starts (both counted from where the stream stood when iteration began).
+
+    Args:
+        stream: the binary stream, positioned where reading starts.
+        limit: read at most this many bytes (``None``: to the end of the stream); bytes
+            beyond it are not read, so a line it cuts is the :attr:`tail`.
+        block: bytes read at a time at most (≥ 1).
+    """
+
+    __slots__ = ("_block", "_limit", "_stream", "end", "last_start", "tail")
+
+    def __init__(
+        self, stream: IO[bytes], limit: int | None = None, block: int = READ_BYTES
+    ) -> None:
+        self._stream = stream
+        self._limit = limit
+        self._block = block
+        self.end = 0
+        self.last_start = 0
+        self.tail = b""
+
+    def __iter__(self) -> Iterator[list[bytes]]:
+        stream, largest, remaining = self._stream, self._block, self._limit
+        block = min(FIRST_READ_BYTES, largest)
+        pieces: list[bytes] = []  # the line being read, when it began in an earlier block
+        read = 0  # bytes read so far
+        while remaining is None or remaining > 0:
+            data = stream.read(block if remaining is None else min(block, remaining))
+            if not data:
+                break
+            block = min(2 * block, largest)
+            read += len(data)
+            if remaining is not None:
+                remaining -= len(data)
+            lines = data.split(b"\n")
+            rest = lines.pop()
+            if lines:
+                if pieces:
+                    pieces.append(lines[0])
+                    lines[0] = b"".join(pieces)
+                    pieces = []
+                last = len(lines[-1]) + 1
+                self.end = read - len(rest)
+                self.last_start = self.end - last
+                if b"\r" in data or lines[0].endswith(b"\r"):
+                    lines = [line.rstrip(b"\r") for line in lines]
+                yield lines
+            if rest:
+                pieces.append(rest)
+        self.tail = b"".join(pieces)
+
+
 def iter_lines(stream: IO[bytes]) -> Iterator[Line]:
     """Yield each line of a binary stream without its newline, one at a time.
 
     The last line is yielded with ``terminated=False`` when the file does not end with a
     newline (a writer may be half-way through it). Blank lines are yielded too; callers
-    skip them. Lines of any length are fine: nothing but the current line is held.
+    skip them. Lines of any length are fine: the stream is read in blocks
+    (:class:`LineBlocks`), and nothing but one block and the current line is held.
     """
-    for raw in stream:
-        if raw.endswith(b"\n"):
-            yield raw.rstrip(b"\r\n"), True
-        else:
-            yield raw, False
+    reader = LineBlocks(stream)
+    for lines in reader:
+        for line in lines:
+            yield line, True
+    if reader.tail:
+        yield reader.tail, False
+
+
+_CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def compact_id(value: str) -> int | str:
+    """``value`` as a smaller key, equal to another's exactly when the two strings are
+    equal: a canonical UUID (8-4-4-4-12 lower-case hex digits, what Claude Code and
+    Gemini CLI write as record ids) becomes its 128-bit number, any other string stays
+    itself (a number never equals a string).
+
+    A parser keeps one id per record of the whole file to tell a record written twice,
+    so this is the one part of its state that grows with the file, not with what the
+    model remembers: 48 bytes a number where the string takes 88 (CPython 3.11, 64-bit).
+    """
+    if len(value) == 36 and _CANONICAL_UUID.fullmatch(value):
+        return int(value.replace("-", ""), 16)
+    return value
 
 
 def decode_json(data: bytes | str) -> object:
@@ -337,10 +440,26 @@ def feed_file(parser: LineParser, path: Path) -> None:
     """
     try:
         with bulk_reading(), open_session_file(path) as stream:
-            for line, terminated in iter_lines(stream):
-                parser.feed(line, terminated)
+            feed_stream(parser, stream)
     except OSError as exc:
         raise from_os_error(exc, f"cannot read {path}", SessionFormatError) from exc
+
+
+def feed_stream(parser: LineParser, stream: IO[bytes], block: int = READ_BYTES) -> None:
+    """Feed every line of the binary ``stream``, from where it stands, into ``parser``,
+    read ``block`` bytes at a time (:class:`LineBlocks`): the same lines, in the same
+    order, as :func:`iter_lines` gives, so the same session whatever the block size.
+
+    Raises:
+        OSError: the stream cannot be read.
+    """
+    feed = parser.feed
+    reader = LineBlocks(stream, block=block)
+    for lines in reader:
+        for line in lines:
+            feed(line)
+    if reader.tail:
+        feed(reader.tail, False)
 
 
 def load_record(line: bytes) -> dict[str, Any] | None:
@@ -410,7 +529,7 @@ def _first_str(args: Mapping[str, Any], keys: Iterable[str]) -> str | None:
 
 
 PATCH_MARK = "*** Begin Patch"
-"""How an ``apply_patch`` body opens (Codex's patch format, formats.md §C): a shell call
+"""How an ``apply_patch`` body opens (Codex's patch format, docs/formats.md §C): a shell call
 whose command holds it writes files rather than running a command."""
 
 
@@ -470,5 +589,5 @@ def make_tool_call(name: str, args: object, kinds: ToolKinds | None = None) -> T
 
 def estimate_tokens(messages: Iterable[ParsedMessage]) -> int:
     """``floor(Σ len(content) / 4)`` over the messages (tool messages and the summary
-    included): the context size when a file has no usage (design §5.3), in tokens."""
+    included): the context size when a file has no usage (docs/design.md §5.3), in tokens."""
     return sum(len(m.content) for m in messages) // 4

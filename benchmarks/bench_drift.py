@@ -1,21 +1,35 @@
 """Time ``get_drift`` end to end beside the earlier tool, through the real MCP client over
-stdio (design.md §9, issue #10). Not a unit test.
+stdio (docs/design.md §9, issue #10). Not a unit test.
 
 Usage::
 
-    python benchmarks/bench_drift.py [--sizes 1 10 45 150] [--pairs 5] [--appends 5]
-                                     [--peer DIR | --no-peer] [--keep DIR]
+    python benchmarks/bench_drift.py [--sizes 1 10 45 150] [--shapes whole compacting]
+                                     [--pairs 5] [--appends 5]
+                                     [--peer DIR | --no-peer] [--no-command] [--keep DIR]
 
-For each size (MB) a synthetic Claude Code session is generated
+For each size (MB) and shape a synthetic Claude Code session is generated
 (``benchmarks/gen_claude_session.py``: thousands of turns, split responses, large tool
-results) with ``--appends`` more turns kept aside. Then ``--pairs`` times, interleaved
-(driftguard then the peer, the next pair the other way round), each server runs two
-scenarios, each on a fresh server process and on the same bytes (the file is cut back to
-its base size before each):
+results) with ``--appends`` more turns kept aside. Shapes:
+
+- **whole**: never compacted, so the model is taken to remember the whole file: the worst
+  case for time and memory, which no host reaches (Claude Code compacts a 200k window at
+  167,000 tokens, passed here at about 7.8 MB; a 1M window at 967,000, at about 52 MB);
+- **compacting**: compacted as Claude Code compacts a 200k window on its own
+  (``--compact-at 167000``: a ``compact_boundary`` and its summary whenever a turn begins
+  past that point, about every 7.8 MB), so most of a long file lies before its last
+  compaction, as in a real long session.
+
+Then ``--pairs`` times, interleaved (driftguard then the peer, and one shape then the other,
+the next pair the other way round), each server runs two scenarios, each on a fresh server
+process and on the same bytes (the file is cut back to its base size before each):
 
 - **plain**: start + initialize, the first ``get_drift``, then ``--appends`` times: one
   turn appended, ``get_drift`` again ("warm"); then the process's peak RSS;
-- **goal**: the same with a goal passed on every call.
+- **goal**: the same with a goal passed on every call;
+
+and, unless ``--no-command``, driftguard's command on the base file:
+``driftguard score FILE --json`` as a whole process (``python -m driftguard``), its wall
+time from spawn to exit and its peak RSS (``ru_maxrss`` of ``wait4``).
 
 Figures (medians over the pairs; warm calls: over every warm call of every pair):
 
@@ -26,7 +40,8 @@ Figures (medians over the pairs; warm calls: over every warm call of every pair)
 - **goal adds**: the goal scenario's figure minus the plain one's, first and warm;
 - **peak RSS**: the server process's ``VmHWM`` from ``/proc`` (Linux) after its calls, and
   the memory growth ``(peak at the largest size − peak at the smallest) / (size
-  difference in MB)``;
+  difference in MB)``, per shape;
+- **command**: ``driftguard score FILE --json``'s wall time and peak RSS;
 - **driftguard's start-up imports**: ``python -X importtime`` self times of the modules
   ``driftguard serve`` imports before it answers ``initialize`` that
   ``import mcp.server.mcpserver, mcp.server.stdio`` does not (median of 5 runs), beside the
@@ -50,6 +65,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -67,7 +83,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from gen_claude_session import generate  # noqa: E402
+from gen_claude_session import CLAUDE_CODE_COMPACTS_AT, generate  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
@@ -80,6 +96,10 @@ SERVE_IMPORT = "import driftguard.cli, driftguard.server; driftguard.server.crea
 _PEER_SCORE = re.compile(r"Score: (\d+)/100 · (\d+) messages")
 
 
+SHAPES: dict[str, int | None] = {"whole": None, "compacting": CLAUDE_CODE_COMPACTS_AT}
+"""Each shape's ``compact_at`` (module doc)."""
+
+
 @dataclass
 class Session:
     """One generated session: its base bytes and the turns appended during a scenario."""
@@ -88,6 +108,9 @@ class Session:
     session_id: str
     base: int
     turns: list[bytes]
+    compactions: int = 0
+    before_last_compaction: int = 0
+    """Bytes of the base file before its last compaction's boundary."""
 
     def reset(self) -> None:
         """Cut the file back to its base size."""
@@ -111,11 +134,24 @@ class Run:
 
 
 @dataclass
+class CommandRun:
+    """``driftguard score FILE --json`` once, as a whole process: seconds, and MB."""
+
+    seconds: float
+    peak_mb: float
+    score: str
+
+
+Key = tuple[float, str, str]
+"""(size in MB, shape, scenario)."""
+
+
+@dataclass
 class Tool(ABC):
-    """A server under test and its runs, keyed by (size in MB, scenario)."""
+    """A server under test and its runs, keyed by (size in MB, shape, scenario)."""
 
     name: str
-    runs: dict[tuple[float, str], list[Run]] = field(default_factory=dict)
+    runs: dict[Key, list[Run]] = field(default_factory=dict)
 
     @abstractmethod
     def params(self, home: Path, session: Session) -> StdioServerParameters:
@@ -244,11 +280,50 @@ async def _scenario(tool: Tool, session: Session, home: Path, goal: str | None) 
     return Run(start=start, first=first, warm=warm, peak_mb=peak, score=score)
 
 
-def _session(home: Path, megabytes: float, appends: int) -> Session:
+_COMMAND = """
+import atexit, runpy, sys
+def _peak():
+    with open("/proc/self/status") as status:
+        kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    sys.stderr.write(f"\\npeak-kb {kb}\\n")
+atexit.register(_peak)
+sys.argv = ["driftguard", *sys.argv[1:]]
+runpy.run_module("driftguard", run_name="__main__", alter_sys=True)
+"""
+"""``python -m driftguard`` that prints its own peak RSS (``VmHWM``) on stderr as it exits.
+``ru_maxrss`` from ``wait4`` cannot be used: a child started with ``vfork`` (as
+``subprocess`` does on Linux) counts the benchmark's own resident memory before its
+``exec``."""
+
+
+def _command(session: Session, home: Path) -> CommandRun:
+    """Run ``driftguard score FILE --json`` on the base file as a whole process."""
+    session.reset()
+    env = {
+        "HOME": str(home),
+        "DRIFTGUARD_HOME": str(home / ".driftcli"),
+        "PATH": os.environ.get("PATH", ""),
+    }
+    command = [sys.executable, "-c", _COMMAND, "score", str(session.path), "--json"]
+    began = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, env=env, cwd=home, check=False)
+    seconds = time.perf_counter() - began
+    if done.returncode != 0:
+        raise SystemExit(
+            f"driftguard score failed ({done.returncode}) on {session.path}: {done.stderr[-300:]!r}"
+        )
+    peak = re.findall(rb"peak-kb (\d+)", done.stderr)
+    data = json.loads(done.stdout)
+    score = f"{data.get('score')}/{data.get('messages')}"
+    return CommandRun(seconds, int(peak[-1]) / 1024 if peak else float("nan"), score)
+
+
+def _session(home: Path, megabytes: float, appends: int, compact_at: int | None) -> Session:
     folder = home / ".claude" / "projects" / "-bench"
     folder.mkdir(parents=True, exist_ok=True)
     scratch = folder / "generating.jsonl"
-    writer = generate(scratch, int(megabytes * 1e6))
+    writer = generate(scratch, int(megabytes * 1e6), compact_at=compact_at)
+    compactions, before = writer.compactions, writer.compacted_at
     session_id = writer.transcript.session_id
     base = writer.bytes
     ends = []
@@ -260,7 +335,7 @@ def _session(home: Path, megabytes: float, appends: int) -> Session:
     data = path.read_bytes()[base:]
     starts = [base, *ends[:-1]]
     turns = [data[s - base : e - base] for s, e in zip(starts, ends, strict=True)]
-    session = Session(path=path, session_id=session_id, base=base, turns=turns)
+    session = Session(path, session_id, base, turns, compactions, before)
     session.reset()
     return session
 
@@ -343,14 +418,20 @@ def _ratio(a: float, b: float | None) -> str:
     return f"{a / b:6.2f}" if b else "     -"
 
 
-def report(tools: list[Tool], sizes: Sequence[float]) -> None:
-    """Print every figure of issue #10, per size, with the ratio driftguard / peer."""
+def report(
+    tools: list[Tool],
+    sizes: Sequence[float],
+    shapes: Sequence[str],
+    commands: dict[tuple[float, str], list[CommandRun]],
+) -> None:
+    """Print every figure of issue #10, per shape and size, with the ratio driftguard / peer;
+    then the command's."""
     ours, peer = tools[0], (tools[1] if len(tools) > 1 else None)
 
-    def fig(tool: Tool | None, size: float, scenario: str, what: str) -> float | None:
+    def fig(tool: Tool | None, size: float, shape: str, scenario: str, what: str) -> float | None:
         if tool is None:
             return None
-        runs = tool.runs.get((size, scenario), [])
+        runs = tool.runs.get((size, shape, scenario), [])
         if not runs:
             return None
         if what == "start":
@@ -364,10 +445,6 @@ def report(tools: list[Tool], sizes: Sequence[float]) -> None:
         peaks = [r.peak_mb for r in runs if r.peak_mb is not None]
         return _median(peaks) if peaks else None
 
-    print()
-    print(
-        f"{'figure (ms; RSS in MB)':<34} {'size':>6} {'driftguard':>10} {'peer':>10} {'ratio':>6}"
-    )
     rows = [
         ("start + initialize", "plain", "start", 1000),
         ("first get_drift", "plain", "first", 1000),
@@ -378,52 +455,90 @@ def report(tools: list[Tool], sizes: Sequence[float]) -> None:
         ("peak RSS", "plain", "peak", 1),
         ("peak RSS with a goal", "goal", "peak", 1),
     ]
-    for label, scenario, what, scale in rows:
-        for size in sizes:
-            a = fig(ours, size, scenario, what)
-            b = fig(peer, size, scenario, what)
-            if a is None:
-                continue
-            b_text = f"{b * scale:10.1f}" if b is not None else f"{'-':>10}"
-            print(f"{label:<34} {size:>4g}MB {a * scale:10.1f} {b_text} {_ratio(a, b)}")
+    for shape in shapes:
         print()
-    print("goal adds (goal scenario − plain), ms:")
-    for size in sizes:
-        parts = []
-        for tool in tools:
-            first = (fig(tool, size, "goal", "first") or 0) - (
-                fig(tool, size, "plain", "first") or 0
-            )
-            warm = (fig(tool, size, "goal", "warm") or 0) - (fig(tool, size, "plain", "warm") or 0)
-            parts.append(f"{tool.name}: first {first * 1000:+.1f}, warm {warm * 1000:+.1f}")
-        print(f"  {size:>4g} MB  " + "; ".join(parts))
-    lo, hi = min(sizes), max(sizes)
-    if lo != hi:
-        print(f"flatness, warm median at {hi:g} MB / at {lo:g} MB:")
-        for tool in tools:
-            for scenario in ("plain", "goal"):
-                a, b = fig(tool, hi, scenario, "warm"), fig(tool, lo, scenario, "warm")
-                if a and b:
-                    print(f"  {tool.name:<10} {scenario:<5} {a / b:6.2f}")
-        print(f"memory growth, (peak RSS at {hi:g} MB − at {lo:g} MB) / {hi - lo:g} MB:")
-        for tool in tools:
-            for scenario in ("plain", "goal"):
-                a, b = fig(tool, hi, scenario, "peak"), fig(tool, lo, scenario, "peak")
-                if a is not None and b is not None:
-                    print(f"  {tool.name:<10} {scenario:<5} {(a - b) / (hi - lo):6.3f} MB per MB")
+        print(f"shape: {shape}")
+        print(
+            f"{'figure (ms; RSS in MB)':<34} {'size':>6} {'driftguard':>10} {'peer':>10} "
+            f"{'ratio':>6}"
+        )
+        for label, scenario, what, scale in rows:
+            for size in sizes:
+                a = fig(ours, size, shape, scenario, what)
+                b = fig(peer, size, shape, scenario, what)
+                if a is None:
+                    continue
+                b_text = f"{b * scale:10.1f}" if b is not None else f"{'-':>10}"
+                print(f"{label:<34} {size:>4g}MB {a * scale:10.1f} {b_text} {_ratio(a, b)}")
+            print()
+        for size in sizes:
+            runs = commands.get((size, shape), [])
+            if runs:
+                seconds = _median([r.seconds for r in runs]) * 1000
+                peak = _median([r.peak_mb for r in runs])
+                print(
+                    f"{'command: score --json':<34} {size:>4g}MB {seconds:10.1f} ms, "
+                    f"peak RSS {peak:6.1f} MB"
+                )
+        print("goal adds (goal scenario − plain), ms:")
+        for size in sizes:
+            parts = []
+            for tool in tools:
+                first = (fig(tool, size, shape, "goal", "first") or 0) - (
+                    fig(tool, size, shape, "plain", "first") or 0
+                )
+                warm = (fig(tool, size, shape, "goal", "warm") or 0) - (
+                    fig(tool, size, shape, "plain", "warm") or 0
+                )
+                parts.append(f"{tool.name}: first {first * 1000:+.1f}, warm {warm * 1000:+.1f}")
+            print(f"  {size:>4g} MB  " + "; ".join(parts))
+        lo, hi = min(sizes), max(sizes)
+        if lo != hi:
+            print(f"flatness, warm median at {hi:g} MB / at {lo:g} MB:")
+            for tool in tools:
+                for scenario in ("plain", "goal"):
+                    a, b = (
+                        fig(tool, hi, shape, scenario, "warm"),
+                        fig(tool, lo, shape, scenario, "warm"),
+                    )
+                    if a and b:
+                        print(f"  {tool.name:<10} {scenario:<5} {a / b:6.2f}")
+            print(f"memory growth, (peak RSS at {hi:g} MB − at {lo:g} MB) / {hi - lo:g} MB:")
+            for tool in tools:
+                for scenario in ("plain", "goal"):
+                    a, b = (
+                        fig(tool, hi, shape, scenario, "peak"),
+                        fig(tool, lo, shape, scenario, "peak"),
+                    )
+                    if a is not None and b is not None:
+                        print(
+                            f"  {tool.name:<10} {scenario:<5} {(a - b) / (hi - lo):6.3f} MB per MB"
+                        )
+            ends = [commands.get((size, shape), []) for size in (lo, hi)]
+            if all(ends):
+                a, b = (_median([r.peak_mb for r in runs]) for runs in ends)
+                print(f"  command    score {(b - a) / (hi - lo):6.3f} MB per MB")
     print("scores (score/messages of the last call):")
     for tool in tools:
-        for (size, scenario), runs in sorted(tool.runs.items()):
-            print(f"  {tool.name:<10} {size:>4g} MB {scenario:<5} {runs[-1].score}")
+        for (size, shape, scenario), runs in sorted(tool.runs.items()):
+            print(f"  {tool.name:<10} {size:>4g} MB {shape:<10} {scenario:<5} {runs[-1].score}")
+    for (size, shape), command_runs in sorted(commands.items()):
+        print(f"  command    {size:>4g} MB {shape:<10} score {command_runs[-1].score}")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--sizes", type=float, nargs="+", default=[1, 10, 45, 150], metavar="MB")
+    parser.add_argument(
+        "--shapes", nargs="+", choices=list(SHAPES), default=list(SHAPES), help="(module doc)"
+    )
     parser.add_argument("--pairs", type=int, default=5, help="interleaved runs of each server")
     parser.add_argument("--appends", type=int, default=5, help="turns appended, one per call")
     parser.add_argument("--peer", type=Path, default=DEFAULT_PEER, help="the earlier tool")
     parser.add_argument("--no-peer", action="store_true", help="run driftguard only")
+    parser.add_argument(
+        "--no-command", action="store_true", help="leave out `driftguard score FILE --json`"
+    )
     parser.add_argument("--keep", type=Path, help="generate the sessions under this folder")
     args = parser.parse_args(argv)
 
@@ -433,6 +548,7 @@ def main(argv: list[str] | None = None) -> None:
         f"times beyond `{SDK_IMPORT}`, which takes {sdk:.0f} ms)"
     )
     print("  heaviest: " + ", ".join(f"{name} {ms:.1f}" for name, ms in heaviest))
+    commands: dict[tuple[float, str], list[CommandRun]] = {}
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
         root = args.keep.resolve() if args.keep else scratch
@@ -441,22 +557,38 @@ def main(argv: list[str] | None = None) -> None:
             if peer is not None:
                 tools.append(peer)
             for size in args.sizes:
-                home = root / f"home-{size:g}MB"
-                session = _session(home, size, args.appends)
-                print(
-                    f"session {size:g} MB: {session.base / 1e6:.1f} MB + {args.appends} turns "
-                    f"of {sum(map(len, session.turns)) / len(session.turns) / 1e3:.0f} KB"
-                )
+                homes = {shape: root / f"home-{size:g}MB-{shape}" for shape in args.shapes}
+                sessions = {
+                    shape: _session(homes[shape], size, args.appends, SHAPES[shape])
+                    for shape in args.shapes
+                }
+                for shape, session in sessions.items():
+                    print(
+                        f"session {size:g} MB, {shape}: {session.base / 1e6:.1f} MB, "
+                        f"{session.compactions} compactions, the last after "
+                        f"{session.before_last_compaction / 1e6:.1f} MB; + {args.appends} "
+                        f"turns of {sum(map(len, session.turns)) / len(session.turns) / 1e3:.0f} KB"
+                    )
+                # shapes interleaved too: the machine's load then weighs on both alike
                 for pair in range(args.pairs):
-                    order = tools if pair % 2 == 0 else tools[::-1]
-                    for tool in order:
-                        for scenario, goal in (("plain", None), ("goal", GOAL)):
-                            # no history, stored goal or state of an earlier run
+                    shapes = args.shapes if pair % 2 == 0 else args.shapes[::-1]
+                    for shape in shapes:
+                        session, home = sessions[shape], homes[shape]
+                        order = tools if pair % 2 == 0 else tools[::-1]
+                        for tool in order:
+                            for scenario, goal in (("plain", None), ("goal", GOAL)):
+                                # no history, stored goal or state of an earlier run
+                                shutil.rmtree(home / ".driftcli", ignore_errors=True)
+                                run = asyncio.run(_scenario(tool, session, home, goal))
+                                tool.runs.setdefault((size, shape, scenario), []).append(run)
+                        if not args.no_command:
                             shutil.rmtree(home / ".driftcli", ignore_errors=True)
-                            run = asyncio.run(_scenario(tool, session, home, goal))
-                            tool.runs.setdefault((size, scenario), []).append(run)
-                session.reset()
-    report(tools, args.sizes)
+                            commands.setdefault((size, shape), []).append(_command(session, home))
+                for shape, session in sessions.items():
+                    session.reset()
+                    if not args.keep:
+                        shutil.rmtree(homes[shape], ignore_errors=True)  # a 1 GB file is not kept
+    report(tools, args.sizes, args.shapes, commands)
 
 
 if __name__ == "__main__":

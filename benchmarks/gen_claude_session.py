@@ -11,7 +11,7 @@ on a mid-sized Python service (a job scheduler) for thousands of turns. Nothing 
 real transcripts. The output is deterministic for a given seed and size, byte for byte.
 
 The on-disk shape is the current Claude Code one, produced with the helpers of the demo
-generator ``scripts/make_demo_session.py`` (imported, not duplicated; formats.md §A.3–A.7):
+generator ``scripts/make_demo_session.py`` (imported, not duplicated; docs/formats.md §A.3–A.7):
 
 - compact JSONL, raw UTF-8, one newline-terminated line per record;
 - conversation entries carry the full envelope (``parentUuid`` chain, ``sessionId``, ``cwd`` …);
@@ -26,9 +26,15 @@ generator ``scripts/make_demo_session.py`` (imported, not duplicated; formats.md
   ``system/turn_duration``, ``last-prompt`` and ``permission-mode`` after it.
 
 No compaction happens by default, so everything in the file is remembered: the worst case for
-scoring. ``--compact-every N`` writes a ``compact_boundary`` and its summary every N turns.
-Usage numbers grow with the file (about 19 tokens of context per KB written) and stay under
-a 1M-token window.
+scoring (and for memory), though no host lets a session grow that far: the context passes
+Claude Code's 167,000-token compaction point at about 7.8 MB. ``--compact-at TOKENS`` compacts
+as Claude Code's automatic compaction does: when a turn begins with the context at ``TOKENS``
+or more (167000: a 200k window's point, README "Where the host compacts"), a
+``compact_boundary`` (``trigger: "auto"``, ``preTokens``) and its summary are written, and the
+context starts again from the first request's size, so a long session is mostly what lies
+before its last compaction. ``--compact-every N`` writes one every N turns instead.
+Usage numbers grow with the file (about 19 tokens of context per KB written since the last
+compaction): without compaction they pass a 1M-token window at about 52 MB.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ if str(_SCRIPTS) not in sys.path:
 
 import make_demo_session as demo  # noqa: E402  (a script folder, not a package)
 
-__all__ = ["DEFAULT_SEED", "TARGET_BYTES", "SessionWriter", "generate"]
+__all__ = ["CLAUDE_CODE_COMPACTS_AT", "DEFAULT_SEED", "TARGET_BYTES", "SessionWriter", "generate"]
 
 TARGET_BYTES = 45_000_000
 """Default size of the generated file, in bytes."""
@@ -56,6 +62,9 @@ FIRST_CONTEXT = 18_000
 """Context tokens of the first request (system prompt, tools, the first prompt)."""
 TOKENS_PER_BYTE = 0.019
 """Context growth per byte written: 45 MB ends near 870 000 tokens."""
+CLAUDE_CODE_COMPACTS_AT = 167_000
+"""Where Claude Code compacts a 200k-token window on its own (200,000 − 20,000 − 13,000;
+README "Where the host compacts"), in tokens: the ``--compact-at`` of a realistic session."""
 
 _SUBJECTS = (
     "the scheduler",
@@ -224,14 +233,24 @@ class SessionWriter:
         seed: makes the output reproducible byte for byte.
         compact_every: write a ``compact_boundary`` and its summary every this many turns
             (``None``: never).
+        compact_at: compact as Claude Code does on its own: before a turn whose first
+            request would hold this many tokens or more (``None``: never).
     """
 
-    def __init__(self, path: Path, seed: int = DEFAULT_SEED, compact_every: int | None = None):
+    def __init__(
+        self,
+        path: Path,
+        seed: int = DEFAULT_SEED,
+        compact_every: int | None = None,
+        compact_at: int | None = None,
+    ):
         self.path = path
         self.rng = random.Random(seed)
         session_id = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
         self.transcript = demo.Transcript(rng=random.Random(seed + 1), session_id=session_id)
         self.compact_every = compact_every
+        self.compact_at = compact_at
+        self.compactions = 0
         self.turns = 0
         self.bytes = 0
         self._usage = _Plan(context=FIRST_CONTEXT, previous=0)
@@ -247,6 +266,11 @@ class SessionWriter:
         )
         self._flush()
 
+    @property
+    def compacted_at(self) -> int:
+        """Bytes written before the last compaction's boundary (0 before any)."""
+        return self._compacted_at
+
     # -- writing -------------------------------------------------------------------------
 
     def _flush(self) -> int:
@@ -257,9 +281,13 @@ class SessionWriter:
         self.bytes += len(data)
         return len(data)
 
-    def _request(self, output_tokens: int) -> demo.Request:
+    def _next_context(self) -> int:
+        """Context tokens of the next request: what was written since the last compaction."""
         grown = int((self.bytes - self._compacted_at) * TOKENS_PER_BYTE)
-        context = max(self._usage.context, FIRST_CONTEXT + grown)
+        return max(self._usage.context, FIRST_CONTEXT + grown)
+
+    def _request(self, output_tokens: int) -> demo.Request:
+        context = self._next_context()
         cached = min(self._usage.previous, context - 3) if self._usage.previous else 0
         self._usage = _Plan(context=context + 1, previous=context)
         return demo.Request(
@@ -333,12 +361,15 @@ class SessionWriter:
         )
         self._usage = _Plan(context=FIRST_CONTEXT, previous=0)
         self._compacted_at = self.bytes
+        self.compactions += 1
 
     def write_turn(self) -> int:
         """Append one turn (prompt, 1–4 responses, tool results, metadata); bytes written."""
         rng, t = self.rng, self.transcript
         self.turns += 1
-        if self.compact_every and self.turns % self.compact_every == 0:
+        if (self.compact_every and self.turns % self.compact_every == 0) or (
+            self.compact_at is not None and self._next_context() >= self.compact_at
+        ):
             self._compact()
         hedge = 0.05 + 0.1 * rng.random()
         prompt = rng.choice(_PROMPTS).format(
@@ -391,12 +422,14 @@ def generate(
     target_bytes: int = TARGET_BYTES,
     seed: int = DEFAULT_SEED,
     compact_every: int | None = None,
+    compact_at: int | None = None,
 ) -> SessionWriter:
-    """Write a session of at least ``target_bytes`` bytes to ``path`` (whole turns only).
+    """Write a session of at least ``target_bytes`` bytes to ``path`` (whole turns only);
+    ``compact_every`` and ``compact_at`` as :class:`SessionWriter` takes them.
 
     Returns the writer, so a caller can append more turns with :meth:`SessionWriter.write_turn`.
     """
-    writer = SessionWriter(path, seed=seed, compact_every=compact_every)
+    writer = SessionWriter(path, seed=seed, compact_every=compact_every, compact_at=compact_at)
     while writer.bytes < target_bytes:
         writer.write_turn()
     return writer
@@ -408,11 +441,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--megabytes", type=float, default=TARGET_BYTES / 1e6, help="size (MB)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--compact-every", type=int, default=None, metavar="TURNS")
+    parser.add_argument(
+        "--compact-at",
+        type=int,
+        default=None,
+        metavar="TOKENS",
+        help=f"compact when a turn begins at this context size ({CLAUDE_CODE_COMPACTS_AT}: "
+        "Claude Code's point for a 200k window)",
+    )
     args = parser.parse_args(argv)
     output: Path = args.output
     output.parent.mkdir(parents=True, exist_ok=True)
-    writer = generate(output, int(args.megabytes * 1e6), args.seed, args.compact_every)
-    summary = {"path": str(output), "bytes": writer.bytes, "turns": writer.turns}
+    writer = generate(
+        output, int(args.megabytes * 1e6), args.seed, args.compact_every, args.compact_at
+    )
+    summary = {
+        "path": str(output),
+        "bytes": writer.bytes,
+        "turns": writer.turns,
+        "compactions": writer.compactions,
+        "last_compaction_at": writer.compacted_at,
+    }
     print(json.dumps(summary))
 
 

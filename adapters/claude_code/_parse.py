@@ -1,12 +1,12 @@
-"""Claude Code session files → :class:`~driftguard.model.Session` (formats.md §A).
+"""Claude Code session files → :class:`~driftguard.model.Session` (docs/formats.md §A).
 
-Where the files live (formats.md §A.1): ``~/.claude/projects/<project>/<session-id>.jsonl``
+Where the files live (docs/formats.md §A.1): ``~/.claude/projects/<project>/<session-id>.jsonl``
 (the root moves with ``CLAUDE_CONFIG_DIR``; ``~/.config/claude/projects`` in the 1.0.28–1.0.30
 XDG episode). Subagent transcripts are ``<project>/agent-<id>.jsonl`` (2.0.x) or
 ``<project>/<session-id>/subagents/agent-<id>.jsonl`` (≥ 2.1.2). This module only reads the
 one file it is given; finding files is :mod:`._find`'s job.
 
-Format: JSONL, one object per line, append-only. Record types read (formats.md §A.4):
+Format: JSONL, one object per line, append-only. Record types read (docs/formats.md §A.4):
 
 - ``user``: a typed prompt, tool results (``tool_result`` blocks), harness-injected text
   (``isMeta``, slash-command wrappers, interrupt markers, system reminders) or the compaction
@@ -24,7 +24,7 @@ Format: JSONL, one object per line, append-only. Record types read (formats.md �
 Envelope fields may be missing on any line and any field may be ``null``; nothing here
 requires them.
 
-Token semantics (design.md §5.3, formats.md §A.6): the context size of one request is
+Token semantics (docs/design.md §5.3, docs/formats.md §A.6): the context size of one request is
 ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens`` of the *last* line
 of its response, where ``cache_creation_input_tokens`` is raised to the sum of the
 ``usage.cache_creation`` breakdown when that is larger (before 2.1.152 the field could be 0
@@ -37,12 +37,12 @@ it is the estimate ``floor(Σ len(content) / 4)`` over the remembered messages a
 ``tokens_estimated`` is set.
 The context window is not in the file (§A.11): ``Session.context_window`` is 1 000 000 when
 any scored request exceeded 200 000 tokens or the model is 1M-native
-(:func:`._window.is_native_1m`), else 200 000 (design §5.3) — what the file and the model
+(:func:`._window.is_native_1m`), else 200 000 (docs/design.md §5.3) — what the file and the model
 name give on Anthropic's own API. ``Session.peak_context_tokens`` is the largest such
 request (``None`` without usage). The window a score uses is chosen later, with the
 environment (:func:`._window.model_window`).
 
-What the model remembers (design §5.1): lines are first de-duplicated by ``uuid`` (a
+What the model remembers (docs/design.md §5.1): lines are first de-duplicated by ``uuid`` (a
 compaction mid-turn writes some lines twice). A ``compact_boundary`` drops everything before
 it, including the preserved segment it points back to; its summary (the next user line with
 ``isCompactSummary``, or failing that one starting "This session is being continued from a
@@ -96,6 +96,7 @@ import msgspec
 from driftguard.adapters._common import (
     MAX_TOKEN_COUNT,
     ToolKinds,
+    compact_id,
     feed_file,
     make_tool_call,
     parse_timestamp,
@@ -138,7 +139,7 @@ RECORD_TYPES: frozenset[str] = frozenset(
         "result",
     }
 )
-"""Every line ``type`` of the formats.md §A.4 catalog (up to Claude Code ≈ 2.1.239).
+"""Every line ``type`` of the docs/formats.md §A.4 catalog (up to Claude Code ≈ 2.1.239).
 
 A line of any other type is counted in ``Session.skipped_lines``."""
 
@@ -155,9 +156,9 @@ _SUMMARY_PREFIX = "This session is being continued from a previous conversation"
 _INTERRUPT_PREFIX = "[Request interrupted by user"
 _REFUSAL_PREFIXES = ("The user doesn't want to proceed with this tool use", _INTERRUPT_PREFIX)
 """How a tool result the person refused (a rejected permission prompt) or cut short
-(Esc during a tool call) begins (formats.md §A): such a result is ``refused``."""
+(Esc during a tool call) begins (docs/formats.md §A): such a result is ``refused``."""
 _WRAPPER_PREFIXES = (
-    # slash commands (design §5.1) and their siblings
+    # slash commands (docs/design.md §5.1) and their siblings
     "<command-name>",
     "<command-message>",
     "<command-args>",
@@ -173,7 +174,7 @@ _HARNESS_BLOCK = re.compile(r"<(system-reminder|ide_opened_file|ide_selection)>.
 
 
 class _Usage(msgspec.Struct, gc=False):
-    """The ``message.usage`` fields read (formats.md §A.6); any JSON value each."""
+    """The ``message.usage`` fields read (docs/formats.md §A.6); any JSON value each."""
 
     input_tokens: Any = None
     cache_creation_input_tokens: Any = None
@@ -272,7 +273,7 @@ def _tokens(value: object) -> int:
 
 
 def _context_size(usage: _Usage) -> int:
-    """Prompt-side tokens of one request from a ``message.usage`` object (design §5.3).
+    """Prompt-side tokens of one request from a ``message.usage`` object (docs/design.md §5.3).
 
     ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens``, where the cache
     creation term is the larger of the field and the sum of the ``cache_creation`` breakdown
@@ -310,7 +311,7 @@ def _lstripped(text: str) -> str:
 
 def _typed_text(text: str) -> str | None:
     """What a person typed in one user text chunk, or ``None`` when the chunk is harness
-    noise (design §5.1): a slash-command or bash-mode wrapper, an interrupt marker, or only
+    noise (docs/design.md §5.1): a slash-command or bash-mode wrapper, an interrupt marker, or only
     ``<system-reminder>``/IDE context blocks (which are removed from kept text too)."""
     stripped = _lstripped(text)
     if not stripped or stripped.startswith(_WRAPPER_PREFIXES):
@@ -395,7 +396,9 @@ class _Conversation:
     current: _Response | None = None
     summary: ParsedMessage | None = None
     summary_flagged: bool = False
-    preserved: frozenset[str] = frozenset()
+    preserved: frozenset[int | str] = frozenset()
+    """The line keys (:func:`~driftguard.adapters._common.compact_id`) of the preserved
+    segment the last boundary names: lines already read before it."""
     latest_context: int | None = None
     first_context: int | None = None
     max_context: int = 0
@@ -405,13 +408,14 @@ class _Conversation:
     """Typed prompts added, before and after compactions alike."""
     seen: bool = False
     ledger: LedgerBuilder = field(default_factory=LedgerBuilder)
-    slots: dict[str, int] = field(default_factory=dict)
-    """The slot in ``items`` of the first message each line (by ``uuid``) made since the
-    last compaction: what a boundary's preserved segment names (:meth:`compact`)."""
+    slots: dict[int | str, int] = field(default_factory=dict)
+    """The slot in ``items`` of the first message each line (by the
+    :func:`~driftguard.adapters._common.compact_id` of its ``uuid``) made since the last
+    compaction: what a boundary's preserved segment names (:meth:`compact`)."""
 
     def compact(self, metadata: object, timestamp: float | None, cwd: str | None) -> None:
         """A ``compact_boundary``: note what it dropped in the ledger, then forget
-        everything before it (design §5.1).
+        everything before it (docs/design.md §5.1).
 
         The ledger's digest (:class:`~driftguard.compaction.ledger.LedgerBuilder`) reads the
         messages before the boundary less the preserved segment it names (the lines of
@@ -451,11 +455,11 @@ class _Conversation:
         self.latest_context = None
         self.preserved = preserved
 
-    def add(self, message: ParsedMessage, uuid: str | None) -> None:
+    def add(self, message: ParsedMessage, key: int | str | None) -> None:
         """Append a message that is final as it is (a prompt, tool results), made by the
-        line ``uuid``."""
-        if uuid is not None:
-            self.slots.setdefault(uuid, len(self.items))
+        line whose uuid's :func:`~driftguard.adapters._common.compact_id` is ``key``."""
+        if key is not None:
+            self.slots.setdefault(key, len(self.items))
         self.items.append(message)
         self.chars += len(message.content)
 
@@ -472,7 +476,7 @@ class _Conversation:
 
         Lines merge by ``message.id`` (falling back to ``requestId``; a line with neither is
         a response of its own, as if keyed by its ``uuid``). Two lines with the same
-        ``message.id`` but different ``requestId`` are two responses (formats.md §E #3–#5).
+        ``message.id`` but different ``requestId`` are two responses (docs/formats.md §E #3–#5).
         Without a ``requestId`` a line only joins the latest response of the current turn
         (no typed prompt in between), since gateways may reuse one ``message.id`` for every
         response (§E #4). ``timestamp`` is the line's raw ``timestamp``, read only for a new
@@ -563,23 +567,24 @@ def _pre_tokens(metadata: object) -> int | None:
     return (read_token_count(value) or None) if value is not None else None
 
 
-def _preserved_uuids(metadata: object) -> frozenset[str]:
-    """The uuids of the preserved segment a ``compact_boundary`` points back to."""
+def _preserved_uuids(metadata: object) -> frozenset[int | str]:
+    """The uuids of the preserved segment a ``compact_boundary`` points back to, as
+    :func:`~driftguard.adapters._common.compact_id` keys."""
     if not isinstance(metadata, dict):
         return frozenset()
-    found: set[str] = set()
+    found: set[int | str] = set()
     segment = metadata.get("preservedSegment")
     if isinstance(segment, dict):
         for key in ("headUuid", "tailUuid"):
             value = segment.get(key)
             if isinstance(value, str):
-                found.add(value)
+                found.add(compact_id(value))
     preserved = metadata.get("preservedMessages")
     if isinstance(preserved, dict):
         for key in ("uuids", "allUuids"):
             values = preserved.get(key)
             if isinstance(values, list):
-                found.update(v for v in values if isinstance(v, str))
+                found.update(compact_id(v) for v in values if isinstance(v, str))
     return frozenset(found)
 
 
@@ -623,12 +628,13 @@ class ClaudeCodeParser:
         self._session_id: str | None = None
         self._cwd: str | None = None
         self._skipped = 0
-        # uuids already read, per record kind: a line written twice repeats its kind, and
-        # keeping kinds apart stops placeholder uuids shared across kinds (the redacted
-        # corpus catalog) from hiding a boundary behind an unrelated line.
-        self._seen_user: set[str] = set()
-        self._seen_assistant: set[str] = set()
-        self._seen_boundary: set[str] = set()
+        # uuids already read (as compact_id keys: these sets grow with the file), per
+        # record kind: a line written twice repeats its kind, and keeping kinds apart stops
+        # placeholder uuids shared across kinds (the redacted corpus catalog) from hiding a
+        # boundary behind an unrelated line.
+        self._seen_user: set[int | str] = set()
+        self._seen_assistant: set[int | str] = set()
+        self._seen_boundary: set[int | str] = set()
         self._models: dict[str, str] = {}
 
     def feed(self, line: bytes, terminated: bool = True) -> None:
@@ -636,7 +642,7 @@ class ClaudeCodeParser:
 
         ``terminated`` says whether the line ended with a newline. A line that does not
         (the last one, perhaps half-written) is used when it holds a complete JSON object
-        and otherwise counted as skipped, like any malformed line (formats.md §A.15 #1).
+        and otherwise counted as skipped, like any malformed line (docs/formats.md §A.15 #1).
         Blank lines are ignored. Never raises on content.
         """
         if not line or line.isspace():
@@ -707,8 +713,9 @@ class ClaudeCodeParser:
 
     # -- routing ---------------------------------------------------------------------
 
-    def _conversation(self, record: _Record, uuid: str | None) -> _Conversation | None:
-        """The conversation a line belongs to, or ``None`` when it is never scored."""
+    def _conversation(self, record: _Record, key: int | str | None) -> _Conversation | None:
+        """The conversation a line (``key``: its uuid's ``compact_id``) belongs to, or
+        ``None`` when it is never scored."""
         if self._agent_file or record.isSidechain is not True:
             self._side = None
             conversation = self._main
@@ -717,24 +724,28 @@ class ClaudeCodeParser:
         else:
             return None
         conversation.seen = True
-        if uuid is not None and uuid in conversation.preserved:
+        if key is not None and key in conversation.preserved:
             return None
         return conversation
 
     @staticmethod
-    def _first_time(seen: set[str], uuid: str | None) -> bool:
-        if uuid is None:
+    def _key(record: _Record) -> int | str | None:
+        """The line's uuid as a ``compact_id`` key, ``None`` when it has none."""
+        return compact_id(record.uuid) if isinstance(record.uuid, str) else None
+
+    @staticmethod
+    def _first_time(seen: set[int | str], key: int | str | None) -> bool:
+        if key is None:
             return True
-        if uuid in seen:
+        if key in seen:
             return False
-        seen.add(uuid)
+        seen.add(key)
         return True
 
     # -- record kinds ----------------------------------------------------------------
 
     def _on_boundary(self, record: _Record) -> None:
-        uuid = record.uuid if isinstance(record.uuid, str) else None
-        if not self._first_time(self._seen_boundary, uuid):
+        if not self._first_time(self._seen_boundary, self._key(record)):
             return
         conversation = self._conversation(record, None)
         if conversation is not None:
@@ -743,8 +754,8 @@ class ClaudeCodeParser:
             )
 
     def _on_assistant(self, record: _Record) -> None:
-        uuid = record.uuid if isinstance(record.uuid, str) else None
-        if not self._first_time(self._seen_assistant, uuid):
+        key = self._key(record)
+        if not self._first_time(self._seen_assistant, key):
             return
         message = record.message if record.message is not None else _NO_MESSAGE
         model = message.model if isinstance(message.model, str) and message.model else None
@@ -752,7 +763,7 @@ class ClaudeCodeParser:
             model = self._models.setdefault(model, model)
         if model == _SYNTHETIC_MODEL or record.isApiErrorMessage is True:
             return
-        conversation = self._conversation(record, uuid)
+        conversation = self._conversation(record, key)
         if conversation is None:
             return
         message_id = message.id if isinstance(message.id, str) else None
@@ -761,8 +772,8 @@ class ClaudeCodeParser:
             message_id or None, request_id or None, record.timestamp
         )
         conversation.touch(response)  # this line may change it: rebuilt at the next snapshot
-        if uuid is not None:
-            conversation.slots.setdefault(uuid, response.index)
+        if key is not None:
+            conversation.slots.setdefault(key, response.index)
         content = message.content
         if isinstance(content, str):
             if content and not content.isspace():
@@ -798,10 +809,10 @@ class ClaudeCodeParser:
                     conversation.first_context = size
 
     def _on_user(self, record: _Record) -> None:
-        uuid = record.uuid if isinstance(record.uuid, str) else None
-        if not self._first_time(self._seen_user, uuid):
+        key = self._key(record)
+        if not self._first_time(self._seen_user, key):
             return
-        conversation = self._conversation(record, uuid)
+        conversation = self._conversation(record, key)
         if conversation is None:
             return
         content = record.message.content if record.message is not None else None
@@ -838,7 +849,7 @@ class ClaudeCodeParser:
                     is_error=is_error,
                     refused=refused,
                 ),
-                uuid,
+                key,
             )
         flagged = record.isCompactSummary is True
         if flagged or (texts and _lstripped(texts[0]).startswith(_SUMMARY_PREFIX)):
@@ -854,7 +865,7 @@ class ClaudeCodeParser:
         typed = [kept for kept in map(_typed_text, texts) if kept is not None]
         if typed:
             prompt = ParsedMessage(role="user", content="\n".join(typed), timestamp=timestamp)
-            conversation.add(prompt, uuid)
+            conversation.add(prompt, key)
             conversation.prompts += 1
             conversation.ledger.named(prompt.content)
             conversation.current = None  # a response never spans a typed prompt

@@ -1,14 +1,14 @@
-"""Gemini CLI session files → :class:`~driftguard.model.Session` (design.md §4, §5.1, §5.3;
-formats.md §B).
+"""Gemini CLI session files → :class:`~driftguard.model.Session` (docs/design.md §4, §5.1, §5.3;
+docs/formats.md §B).
 
-Where the files live (formats.md §B.1–B.2)
+Where the files live (docs/formats.md §B.1–B.2)
     ``~/.gemini/tmp/<project>/chats/session-<YYYY-MM-DDTHH-MM>-<sid8>.jsonl`` (≥ v0.39) or
     ``….json`` (legacy, ≤ v0.38); ``<project>`` is a slug from ``~/.gemini/projects.json``
     (≥ v0.29) or the sha256 of the project path (older); subagents write
     ``chats/<parentSessionId>/<sessionId>.jsonl``. ``GEMINI_CLI_HOME`` moves ``~/.gemini``.
     Finding the file is :mod:`._find`'s job: this module parses the one path it is given.
 
-Records read (formats.md §B.3–B.5)
+Records read (docs/formats.md §B.3–B.5)
     *Legacy* ``.json``: one object ``{sessionId, projectHash, …, directories?, messages: [...]}``
     read whole (the only file read in one piece). Its messages are replayed through the same
     logic as a JSONL ``$set.messages`` rewrite.
@@ -25,7 +25,7 @@ Records read (formats.md §B.3–B.5)
     - ``{"$rewindTo": id}``: deletes that message and everything after it; an unknown id
       clears every message.
 
-    Message records become :class:`~driftguard.model.ParsedMessage` values (design §5.1):
+    Message records become :class:`~driftguard.model.ParsedMessage` values (docs/design.md §5.1):
 
     - ``gemini`` with text (``content`` a string or a Part array; ``thought`` parts are not
       text, parts joined with ``"\\n"``) → ``role="assistant"`` carrying its tool calls;
@@ -46,7 +46,7 @@ Records read (formats.md §B.3–B.5)
       ``<session_context>`` or ``<hook_context>`` (dropped part by part), and records whose
       typed text (``displayContent`` when present, else ``content``) is empty or starts with
       ``/`` or ``?`` — gemini-cli's own ``isIgnoredUserContent`` rule, which also covers the
-      expanded ``/init`` prompt (formats.md §B.5) — and the turns the CLI sends on its own
+      expanded ``/init`` prompt (docs/formats.md §B.5) — and the turns the CLI sends on its own
       (:func:`_is_cli_prompt`: ``System: Please continue.``, the loop detector's
       ``System: Potential loop detected. …``, the next-speaker check's ``Please
       continue.``), told by their content even when they carry the ``displayContent`` of
@@ -54,15 +54,16 @@ Records read (formats.md §B.3–B.5)
     - Never scored: ``info``/``error``/``warning`` records and the CLI's own
       ``Got it. Thanks for the additional context!`` after a compression.
 
-Compaction (design §5.1; formats.md §B.7)
+Compaction (docs/design.md §5.1; docs/formats.md §B.7)
     Gemini compresses the chat and syncs the new history with a ``$set.messages`` rewrite
     ``[<session_context>, <state_snapshot> user text, "Got it…", kept tail…]`` (verified on
     generated/gemini/gemini-long-24turns-compress.jsonl, CLI 0.61.0). A rewrite that
     introduces a ``<state_snapshot>`` text not seen before is one compaction; later rewrites
     (every ``--resume`` writes one) carrying the same snapshot are not. Everything the
-    compaction rewrite lists — the kept tail included, a "preserved segment" in design §5.1's
-    words — is before the boundary and dropped; the snapshot is kept as one
-    ``ParsedMessage(role="user", is_summary=True)``, followed by the messages recorded since.
+    compaction rewrite lists — the kept tail included, a "preserved segment" in
+    docs/design.md §5.1's words — is before the boundary and dropped; the snapshot is kept
+    as one ``ParsedMessage(role="user", is_summary=True)``, followed by the messages
+    recorded since.
 
     The compaction ledger (:class:`~driftguard.compaction.ledger.LedgerBuilder`) reads, at such a
     rewrite, the remembered messages the rewrite leaves out (those before it that are
@@ -72,13 +73,13 @@ Compaction (design §5.1; formats.md §B.7)
     (a migrated ``.json``) — the file no longer holds what the compaction dropped, and its
     ledger entry says so. The file names no trigger and no token count for it.
 
-Tokens (design §5.3; formats.md §B.5)
+Tokens (docs/design.md §5.3; docs/formats.md §B.5)
     ``tokens.input`` is the prompt size and already includes ``tokens.cached``.
     ``context_tokens`` = ``tokens.input`` of the latest remembered ``gemini`` record with a
     non-zero input (tool-call-only records count: they are real requests); without one,
     ``floor(Σ len(content) / 4)`` over the remembered messages and ``tokens_estimated``.
-    ``context_window`` = 1 048 576 always (design §5.3). An assistant (or tool-call) message's
-    ``token_count`` is its record's ``tokens.input`` (``None`` when absent or zero). A
+    ``context_window`` = 1 048 576 always (docs/design.md §5.3). An assistant (or tool-call)
+    message's ``token_count`` is its record's ``tokens.input`` (``None`` when absent or zero). A
     ``tokens.input`` that is no token count (negative, boolean, ``NaN``/``Infinity`` —
     ``1e400`` decodes to it —, non-numeric, above 2**53) is no usage, as if absent.
 
@@ -97,7 +98,7 @@ Skipped and counted (``Session.skipped_lines``)
     are ignored. In a legacy ``.json``, a message nested deeper than ``MAX_JSON_DEPTH``
     is skipped and counted like such a line (the file is then read member by member,
     :func:`legacy_document_by_member`; issue #9 item 7). A legacy ``.json`` that does not
-    parse as a whole (after two quick retries: the CLI rewrites it in place, formats.md
+    parse as a whole (after two quick retries: the CLI rewrites it in place, docs/formats.md
     §B.8), or whose object or ``messages`` list itself cannot be delimited, raises
     :class:`~driftguard.errors.SessionFormatError` naming the file.
 """
@@ -105,6 +106,7 @@ Skipped and counted (``Session.skipped_lines``)
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import re
 import time
@@ -116,6 +118,7 @@ from typing import Any, Final
 from driftguard.adapters._common import (
     JsonTooDeepError,
     ToolKinds,
+    compact_id,
     decode_json,
     estimate_tokens,
     feed_file,
@@ -142,7 +145,7 @@ __all__ = [
 ]
 
 GEMINI_CONTEXT_WINDOW: Final = 1_048_576
-"""Context window of every Gemini model, in tokens (design §5.3; formats.md §B.7)."""
+"""Context window of every Gemini model, in tokens (docs/design.md §5.3; docs/formats.md §B.7)."""
 
 TOOL_KINDS = ToolKinds(
     edit=frozenset({"write_file", "replace", "edit"}),
@@ -155,7 +158,7 @@ TOOL_KINDS = ToolKinds(
 rest are ``"other"``."""
 
 COMPRESSION_ACK: Final = "Got it. Thanks for the additional context!"
-"""The model turn the CLI itself writes after a compression summary (design §5.1)."""
+"""The model turn the CLI itself writes after a compression summary (docs/design.md §5.1)."""
 
 CONTINUE_PROMPT: Final = "System: Please continue."
 """The user turn the CLI itself sends to retry a model stream that ended invalid
@@ -241,7 +244,10 @@ class GeminiCliParser:
     def __init__(self, path: str) -> None:
         self._path = path
         self._entries: dict[str, _Entry] = {}
-        self._tokens_by_id: dict[str, int] = {}
+        # Both grow with the file, not with what the model remembers: one entry per record
+        # id ever written (as compact_id keys) and one per compaction (sha256 digests of
+        # the summaries, whatever their length).
+        self._tokens_by_id: dict[int | str, int] = {}
         self._session_id: str | None = None
         self._cwd: str | None = None
         self._skipped = 0
@@ -249,7 +255,7 @@ class GeminiCliParser:
         self._ledger = LedgerBuilder()
         self._summary: ParsedMessage | None = None
         self._boundary: frozenset[str] = frozenset()
-        self._snapshots_seen: set[str] = set()
+        self._snapshots_seen: set[bytes] = set()
         self._last_model: str | None = None
         self._first_input: int | None = None
         self._prompts = 0
@@ -264,7 +270,7 @@ class GeminiCliParser:
         (``terminated=False``) included — is counted in ``skipped_lines``. An unterminated line
         that does decode to an object is a complete record (no JSON object is a prefix of
         another) and is applied, so ``terminated`` does not change the outcome; an incremental
-        reader should hold an unterminated line back until its newline arrives (formats.md
+        reader should hold an unterminated line back until its newline arrives (docs/formats.md
         §G.7) and must never feed a line twice (``$rewindTo`` is not idempotent).
         """
         if not line or line.isspace():
@@ -276,7 +282,7 @@ class GeminiCliParser:
         self._apply(record)
 
     def _apply(self, record: dict[str, Any]) -> None:
-        # Classified in gemini-cli's own order (loadConversationRecord, formats.md §B.4).
+        # Classified in gemini-cli's own order (loadConversationRecord, docs/formats.md §B.4).
         rewind = record.get("$rewindTo")
         if isinstance(rewind, str):
             self._rewind(rewind)
@@ -327,7 +333,7 @@ class GeminiCliParser:
         if snapshot is None:
             return
         text, timestamp = snapshot
-        key = text.strip()
+        key = hashlib.sha256(text.strip().encode("utf-8", "surrogatepass")).digest()
         if key in self._snapshots_seen:
             return
         self._snapshots_seen.add(key)
@@ -398,9 +404,9 @@ class GeminiCliParser:
     def _gemini_entry(self, message_id: str, record: dict[str, Any]) -> _Entry:
         input_tokens = _input_tokens(record.get("tokens"))
         if input_tokens is None:
-            input_tokens = self._tokens_by_id.get(message_id)
+            input_tokens = self._tokens_by_id.get(compact_id(message_id))
         else:
-            self._tokens_by_id[message_id] = input_tokens
+            self._tokens_by_id[compact_id(message_id)] = input_tokens
         if input_tokens and self._first_input is None:
             self._first_input = input_tokens
         model = record.get("model") if isinstance(record.get("model"), str) else None
@@ -455,7 +461,7 @@ class GeminiCliParser:
         return self._prompts
 
     def session(self) -> Session:
-        """The conversation as replayed so far (design §4, §5.1, §5.3).
+        """The conversation as replayed so far (docs/design.md §4, §5.1, §5.3).
 
         Messages: the compaction summary (when there is one), then every remembered record
         after the last compaction boundary, in first-seen order. Repeated tool results (same
@@ -651,7 +657,7 @@ def _tool_result(name: object, call_id: str | None, text: str, failed: bool) -> 
 
 
 def _call_result(call: dict[str, Any]) -> _Result:
-    """One result for a ``ToolCallRecord`` that has a ``result`` (formats.md §B.5)."""
+    """One result for a ``ToolCallRecord`` that has a ``result`` (docs/formats.md §B.5)."""
     call_id = call.get("id") if isinstance(call.get("id"), str) else None
     failed = call.get("status") == "error"
     result = call.get("result")
@@ -723,7 +729,7 @@ def _user_entry(record: dict[str, Any]) -> _Entry:
     kept = [t for t in texts if not t.lstrip().startswith(_INJECTED_PREFIXES)]
     responses = [r for r in map(_function_response, parts) if r is not None]
     if responses:
-        # Tool results fed back to the model (design §5.1), never a prompt; any text beside
+        # Tool results fed back to the model (docs/design.md §5.1), never a prompt; any text beside
         # them that is not injected context stays with them.
         results: list[_Result] = []
         for response in responses:
@@ -800,7 +806,7 @@ def decode_legacy(data: bytes) -> object:
 
 def is_legacy_session(document: object) -> bool:
     """Whether a decoded ``.json`` has the shape of a legacy Gemini CLI session: an object
-    with a string ``sessionId`` and a ``messages`` array (formats.md §B.3). Other JSON —
+    with a string ``sessionId`` and a ``messages`` array (docs/formats.md §B.3). Other JSON —
     ``~/.claude.json``, a ``settings.json``, a ``package.json`` — is not a session file."""
     return (
         isinstance(document, dict)
@@ -888,11 +894,11 @@ def _load_legacy(path: Path) -> dict[str, Any]:
 
 def parse(path: Path) -> Session:
     """Parse one Gemini CLI session file (``.jsonl`` streamed line by line, or a legacy
-    single-object ``.json``) into a :class:`Session` (design §4, §5.1, §5.3).
+    single-object ``.json``) into a :class:`Session` (docs/design.md §4, §5.1, §5.3).
 
     Raises:
         SessionFormatError: the file cannot be read, or a legacy ``.json`` is not a JSON
-            session object (after retries; formats.md §B.8 item 4).
+            session object (after retries; docs/formats.md §B.8 item 4).
     """
     parser = GeminiCliParser(str(path))
     if path.suffix == ".json":

@@ -1,4 +1,4 @@
-"""Incremental parsing: a growing session file costs only its new lines (design.md §9).
+"""Incremental parsing: a growing session file costs only its new lines (docs/design.md §9).
 
 The MCP server keeps one :class:`SessionCache` for its lifetime. For each session file
 (keyed by its resolved path) the cache holds the adapter's resumable parser
@@ -14,7 +14,7 @@ contract, and tests check it on the corpus with files split at random byte posit
   prove it unchanged — a rewrite may keep all three (issue #9 item 6) — so each call
   opens the file and reads its fingerprint again (below): a few KiB, never the whole.
 - **grown** file: the fingerprint is checked, then only the bytes after the offset are
-  read, and only whole lines are fed (formats.md §G.7). What the parser would do with an
+  read, and only whole lines are fed (docs/formats.md §G.7). What the parser would do with an
   unterminated last line (a writer may be half-way through it) is reproduced without
   moving the offset past it:
 
@@ -38,8 +38,8 @@ contract, and tests check it on the corpus with files split at random byte posit
   of the stretch before the offset that holds the last complete line read, at least
   :data:`FINGERPRINT_BYTES` long) — is read again from the start, whatever its size and
   ``mtime_ns`` say. An append never is. An edit elsewhere, between the first block and
-  the last line, is not noticed: session files are append-only (formats.md §A.3, §B.4,
-  §C.1), and this check is what formats.md §A.15 #16 and issue #9 item 6 call for.
+  the last line, is not noticed: session files are append-only (docs/formats.md §A.3, §B.4,
+  §C.1), and this check is what docs/formats.md §A.15 #16 and issue #9 item 6 call for.
 - files that cannot be resumed by lines — those the adapter has no line parser for (a
   single JSON document rewritten whole on every change, Gemini's legacy ``.json``) and
   zstd-compressed ones (``.jsonl.zst``) — are parsed whole again whenever their size,
@@ -65,9 +65,15 @@ new ones, and scoring a grown session costs its new messages and the factors' wi
 never a walk over every message (issue #10).
 
 Sessions are held for at most ``maxsize`` files, least recently used first out; each holds
-its parser state and features (22 MB of Python objects for the 45 MB benchmark session
-without compaction, measured with tracemalloc; mostly the text of the remembered
-messages). The cache is safe to share between threads (one lock; parses are serialised).
+its parser state and features: what the model remembers (the messages after the last
+compaction) and a compaction ledger, not the file. Measured with tracemalloc on the
+benchmark sessions (``benchmarks/gen_claude_session.py``): 22 MB of Python objects for
+45 MB never compacted (everything remembered: mostly the text of its messages), 4.8 MB
+for 45 MB and 25 MB for 1 GB compacted as Claude Code compacts (``--compact-at 167000``),
+the latter mostly the one number per line the parser keeps to tell a line written twice
+(:func:`~driftguard.adapters._common.compact_id`). A file is read a block at a time
+(:class:`~driftguard.adapters._common.LineBlocks`), never whole.
+The cache is safe to share between threads (one lock; parses are serialised).
 It does no I/O beyond reading the files it is asked about.
 """
 
@@ -84,7 +90,7 @@ from pathlib import Path
 from typing import IO
 
 from driftguard.adapters import Adapter, get_adapter, locator_adapter, resolve_cli
-from driftguard.adapters._common import ZSTD_MAGIC, LineParser, bulk_reading
+from driftguard.adapters._common import ZSTD_MAGIC, LineBlocks, LineParser, bulk_reading
 from driftguard.adapters._fastjson import load_object
 from driftguard.errors import SessionFormatError, from_os_error
 from driftguard.model import CliName, Session
@@ -426,31 +432,26 @@ def _advance(entry: _Entry, stream: IO[bytes], current: _Stat) -> bool:
     """
     parser = entry.parser
     assert parser is not None
-    limit = current.size
-    position = entry.offset
-    line_start = entry.line_start
+    feed = parser.feed
+    start = entry.offset
     pending = entry.pending
     fed = False
-    tail = b""
-    stream.seek(position)
-    for raw in stream:
-        if position + len(raw) > limit:
-            raw = raw[: limit - position]  # bytes written after the stat: next time
-        if not raw.endswith(b"\n"):
-            tail = raw
-            break
+    stream.seek(start)
+    # Bytes written after the stat are left for the next call.
+    reader = LineBlocks(stream, limit=current.size - start)
+    for lines in reader:
         if pending is not None:
             # The speculatively fed line: its newline has arrived, its bytes must not change.
-            if raw.rstrip(b"\r\n") != pending.rstrip(b"\r"):
+            if lines[0] != pending.rstrip(b"\r"):
                 return False
             pending = None
-        else:
-            parser.feed(raw.rstrip(b"\r\n"), True)
-            fed = True
-        line_start = position
-        position += len(raw)
-        if position >= limit:
-            break
+            lines = lines[1:]
+        for line in lines:
+            feed(line)
+        fed = fed or bool(lines)
+    tail = reader.tail
+    position = start + reader.end
+    line_start = start + reader.last_start if reader.end else entry.line_start
     if pending is not None and tail != pending:
         return False  # the speculative line changed before its newline came
     skipped_tail = False

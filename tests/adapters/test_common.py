@@ -8,19 +8,24 @@ Every file here is synthetic, written to ``tmp_path`` in our own words.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
 from pathlib import Path
 
 import pytest
 import zstandard
+from conftest import CORPUS
 
-from driftguard.adapters import detect_cli
+from driftguard.adapters import detect_cli, get_adapter
 from driftguard.adapters._common import (
     MAX_JSON_DEPTH,
     MAX_TOKEN_COUNT,
     JsonTooDeepError,
+    LineBlocks,
+    compact_id,
     decode_json,
+    feed_stream,
     iter_lines,
     load_record,
     make_tool_call,
@@ -61,6 +66,116 @@ def session_bytes(lines: int = 4000) -> bytes:
 def read_lines(path: Path) -> list[bytes]:
     with open_session_file(path) as stream:
         return [line for line, _ in iter_lines(stream)]
+
+
+# ---------------------------------------------------------------------- reading in blocks
+
+AWKWARD_BYTES = (
+    b'{"type": "user", "uuid": "a"}\r\n'
+    b"\n"
+    b"   \r\n"
+    b"plain text\r\r\n"
+    b"\r"
+    b"\n" + b'{"long": "' + b"x" * 300 + b'"}\n' + b"\xff\xfe not utf-8\n"
+    b'{"type": "assistant", "half": '
+)
+"""Every kind of line ending a file may hold, blank lines, a line longer than the small
+blocks, bytes that are not UTF-8 and a last line without its newline."""
+
+
+def lines_read_one_by_one(data: bytes) -> list[tuple[bytes, bool]]:
+    """The lines of ``data`` as a buffered file's line iterator gives them (what the
+    readers did before they read in blocks): the reference."""
+    return [
+        (raw.rstrip(b"\r\n"), True) if raw.endswith(b"\n") else (raw, False)
+        for raw in io.BytesIO(data)
+    ]
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 7, 64, 4096, 64 * 1024])
+@pytest.mark.parametrize("data", [AWKWARD_BYTES, AWKWARD_BYTES + b"\n", b"", b"\n", b"no newline"])
+def test_a_stream_read_in_blocks_of_any_size_gives_the_lines_read_one_by_one(
+    data: bytes, block: int
+) -> None:
+    reader = LineBlocks(io.BytesIO(data), block=block)
+    lines = [(line, True) for lines in reader for line in lines]
+    if reader.tail:
+        lines.append((reader.tail, False))
+    assert lines == lines_read_one_by_one(data)
+    assert list(iter_lines(io.BytesIO(data))) == lines_read_one_by_one(data)
+    whole = data[: data.rfind(b"\n") + 1]  # through the last newline
+    last_start = whole.rfind(b"\n", 0, len(whole) - 1) + 1 if whole else 0
+    assert (reader.end, reader.last_start) == (len(whole), last_start)
+
+
+@pytest.mark.parametrize("block", [1, 5, 64])
+def test_a_limit_stops_the_reading_inside_a_line_which_is_then_the_tail(block: int) -> None:
+    data = b"first\nsecond\nthird line\nfourth\n"
+    stream = io.BytesIO(data)
+    stream.seek(6)
+    reader = LineBlocks(stream, limit=len(b"second\nthird"), block=block)
+    assert [line for lines in reader for line in lines] == [b"second"]
+    assert (reader.tail, reader.end, reader.last_start) == (b"third", 7, 0)
+    assert stream.tell() == 6 + len(b"second\nthird")  # nothing read past the limit
+
+
+CORPUS_SESSIONS = sorted(
+    str(p.relative_to(CORPUS))
+    for p in CORPUS.rglob("*.jsonl")
+    if not p.name.endswith(".requests.jsonl")
+)
+
+
+@pytest.mark.parametrize("relative", CORPUS_SESSIONS or ["(no shared corpus)"])
+@pytest.mark.parametrize("block", [1, 97, 4096])
+def test_a_session_read_in_blocks_is_the_session_read_line_by_line(
+    relative: str, block: int
+) -> None:
+    path = CORPUS / relative
+    if not path.is_file():
+        pytest.skip(f"shared corpus not available: {path} is absent")
+    data = path.read_bytes()
+    try:
+        adapter = get_adapter(detect_cli(path))
+    except SessionFormatError:
+        pytest.skip(f"{relative}: no CLI tells itself in it (an empty or metadata-only file)")
+    whole = adapter.line_parser(path)
+    blocks = adapter.line_parser(path)
+    assert whole is not None
+    assert blocks is not None
+    for line, terminated in lines_read_one_by_one(data):
+        whole.feed(line, terminated)
+    feed_stream(blocks, io.BytesIO(data), block=block)
+    assert blocks.session() == whole.session()
+
+
+# ---------------------------------------------------------------------- record ids
+
+UUID = "0cf1a565-3230-4426-bdfc-d4d7af19f867"
+
+
+def test_a_canonical_uuid_is_kept_as_its_number() -> None:
+    assert compact_id(UUID) == int(UUID.replace("-", ""), 16)
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        UUID.upper(),  # the same number, another string: must stay apart
+        "0x" + UUID[2:],  # int(…, 16) takes a 0x prefix
+        "0_f1a565" + UUID[8:],  # and underscores between digits
+        " " + UUID[1:],  # and blanks around the digits
+        UUID.replace("-", ""),
+        UUID + "0",
+        "u1",
+        "",
+    ],
+)
+def test_any_other_id_stays_a_string_so_two_ids_are_equal_only_when_their_strings_are(
+    other: str,
+) -> None:
+    assert compact_id(other) == other
+    assert compact_id(other) != compact_id(UUID)
 
 
 # ---------------------------------------------------------------------- JSON depth

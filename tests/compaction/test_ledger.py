@@ -10,8 +10,10 @@ one of the person's rules again and leaves out another.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +40,8 @@ from ledger_sessions import (
     write_gemini,
 )
 
-from driftguard.adapters import cursor, parse_session, turn_snapshots
+from driftguard.adapters import cursor, get_adapter, parse_session, turn_snapshots
+from driftguard.adapters._common import LineParser, feed_file
 from driftguard.compaction.ledger import LedgerBuilder, constraint_sentences
 from driftguard.compaction.window import OBSERVED_MARGIN, observed_window
 from driftguard.engine.drift import score_session
@@ -497,6 +500,77 @@ def test_each_turn_snapshot_has_as_many_ledger_entries_as_compactions(tmp_path: 
     # a turn ends when the next prompt arrives: after the compaction that came between
     assert [s.compactions for s in snapshots] == [1, 2, 2]
     assert all(len(s.compaction_ledger) == s.compactions for s in snapshots)
+
+
+# --- what a parser keeps of what came before the last compaction --------------------------
+
+FORGOTTEN = "forgotten-marker-4c1e"
+"""Text only the messages before the compaction hold (a reply, a successful tool output)."""
+REMEMBERED = "remembered-marker-9b2d"
+"""Text only a message after the last compaction holds."""
+
+
+def _with_markers(events: list[Event]) -> list[Event]:
+    """``events`` with a reply and a successful command output naming :data:`FORGOTTEN`
+    before the first compaction, and a reply naming :data:`REMEMBERED` at the end."""
+    first = next(i for i, e in enumerate(events) if e.kind == "compact")
+    before = [
+        Event("shell", "cat NOTES", output=f"notes: {FORGOTTEN}\n" * 200),
+        Event("reply", f"The notes say {FORGOTTEN}.", tokens=149_000),
+    ]
+    after = Event("reply", f"Still here: {REMEMBERED}.", tokens=31_000)
+    return [*events[:first], *before, *events[first:], after]
+
+
+def _texts_held(root: object) -> Iterator[str]:
+    """Every string reachable from ``root`` through what the garbage collector follows
+    (containers, instances, slots), classes, modules and functions left out (they reach
+    every module, this test's own constants too)."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        held = stack.pop()
+        if id(held) in seen:
+            continue
+        seen.add(id(held))
+        if isinstance(held, str):
+            yield held
+        elif not isinstance(
+            held, type | types.ModuleType | types.FunctionType | types.BuiltinFunctionType
+        ):
+            stack.extend(gc.get_referents(held))
+
+
+def _parser_after(path: Path) -> tuple[LineParser, Session]:
+    adapter = get_adapter(parse_session(path).cli)
+    parser = adapter.line_parser(path)
+    assert parser is not None
+    feed_file(parser, path)
+    return parser, parser.session()
+
+
+@pytest.mark.parametrize("cli", ["claude_code", "codex_cli", "gemini_cli"])
+def test_a_parser_keeps_nothing_of_the_messages_before_the_last_compaction_but_the_digest(
+    tmp_path: Path, cli: str
+) -> None:
+    writers: dict[str, Callable[[Path, list[Event]], Path]] = {
+        "claude_code": lambda folder, events: write_claude(folder / f"{SESSION_ID}.jsonl", events),
+        "codex_cli": write_codex,
+        "gemini_cli": lambda folder, events: write_gemini(folder / "chats" / "s.jsonl", events),
+    }
+    write = writers[cli]
+    for compactions in (1, 2):
+        path = write(tmp_path / f"{compactions}", _with_markers(story(compactions)))
+        parser, session = _parser_after(path)
+        held = list(_texts_held(parser))
+        assert not [text for text in held if FORGOTTEN in text]
+        assert [text for text in held if REMEMBERED in text]
+        # what the compaction dropped is still told
+        assert _dropped(session.compaction_ledger[0]) == _expected_first()
+    # without the compaction the same messages are remembered, and held
+    uncompacted = [e for e in _with_markers(story(1)) if e.kind != "compact"]
+    parser, _ = _parser_after(write(tmp_path / "0", uncompacted))
+    assert [text for text in _texts_held(parser) if FORGOTTEN in text]
 
 
 def _session_files() -> list[Path]:
