@@ -568,12 +568,17 @@ class LedgerBuilder:
     of its file name.
     """
 
-    __slots__ = ("_closed", "_open", "_records")
+    __slots__ = ("_closed", "_fixed", "_let_go", "_open", "_records")
 
     def __init__(self) -> None:
         self._closed: list[CompactionRecord] = []
         self._open: _Open | None = None
         self._records: tuple[CompactionRecord, ...] | None = ()
+        # What the messages let go since the latest compaction left as candidates of the
+        # next one (:meth:`let_go`), and the actions that succeeded among them that fixed
+        # an error the latest compaction kept.
+        self._let_go = _Candidates({}, {}, {})
+        self._fixed: set[tuple[str, str]] = set()
 
     def compacted(
         self,
@@ -609,6 +614,15 @@ class LedgerBuilder:
         if previous is not None:
             self._closed.append(previous.record())
             carried = previous.survivors()
+            if self._fixed:
+                carried = _Candidates(
+                    carried.files,
+                    carried.constraints,
+                    {k: e for k, e in carried.errors.items() if e[1] not in self._fixed},
+                )
+        carried = _merged(carried, self._let_go)
+        self._let_go = _Candidates({}, {}, {})
+        self._fixed = set()
         entry = _Open(timestamp, trigger, tokens_before, cwd, unknown)
         self._open = entry
         self._records = None
@@ -633,6 +647,42 @@ class LedgerBuilder:
         for path in kept_paths:
             self.targeted(path)
 
+    def let_go(self, messages: Iterable[ParsedMessage], *, cwd: str | None) -> None:
+        """The oldest messages since the latest compaction are let go without one (the
+        parser keeps the remembered text within its bound:
+        :data:`~driftguard.adapters._common.REMEMBERED_CHARS`): keep what the next
+        compaction would have read of them, and nothing else.
+
+        Their candidates (files, constraints, errors: module docstring) are taken now, as
+        a compaction takes those of the messages before it, and become the oldest
+        candidates of the next compaction, after what the latest one kept. Files and
+        constraints come out as they would from the messages kept whole, since each list
+        keeps its latest items; of the errors, at most :data:`ERROR_LIMIT` of these
+        messages are kept, and one a later success fixes is let go with no older one
+        taking its place. A success among them also fixes an error the latest compaction
+        kept. ``messages`` must be whole responses (no tool result without the call it
+        answers), oldest first; ``cwd`` is the session's working directory.
+        """
+        messages = list(messages)
+        if not messages:
+            return
+        fixed = _succeeded(messages)
+        entry = self._open
+        if fixed and entry is not None and entry.candidates is not None:
+            self._fixed.update(
+                action
+                for _, action in entry.candidates.errors.values()
+                if action is not None and action in fixed
+            )
+        older = self._let_go
+        newer = _Candidates(
+            {f.path: f for f in _edited(messages, cwd)},
+            _constraints(messages),
+            _errors(messages, cwd),
+        )
+        unfixed = {k: e for k, e in older.errors.items() if e[1] is None or e[1] not in fixed}
+        self._let_go = _merged(_Candidates(older.files, older.constraints, unfixed), newer)
+
     def named(self, text: str) -> None:
         """``text`` is seen by the model after the latest compaction (its summary, what the
         host carried over, a prompt typed since): the candidates it names survived."""
@@ -653,6 +703,18 @@ class LedgerBuilder:
             closed = tuple(self._closed)
             self._records = closed if self._open is None else (*closed, self._open.record())
         return self._records
+
+
+def _merged(older: _Candidates, newer: _Candidates) -> _Candidates:
+    """The candidates of ``older`` then ``newer``, each list its latest items
+    (:func:`_latest`)."""
+    if not (newer.files or newer.constraints or newer.errors):
+        return older
+    return _Candidates(
+        _latest(older.files, newer.files, FILE_LIMIT),
+        _latest(older.constraints, newer.constraints, CONSTRAINT_LIMIT),
+        _latest(older.errors, newer.errors, ERROR_LIMIT),
+    )
 
 
 def _edited(messages: Sequence[ParsedMessage], cwd: str | None) -> list[_Path]:

@@ -256,6 +256,52 @@ def test_what_carries_over_keeps_the_digest_bounded_to_the_latest_items() -> Non
     assert ledger.records()[1].dropped_constraints == (*rules[3:], *newer)
 
 
+def _work() -> list[ParsedMessage]:
+    """Twelve files edited, two prompts of rules, a failure fixed and one that was not."""
+    return [
+        ParsedMessage(role="user", content=PROMPT_1),
+        *(_edit(f"{CWD}/src/m{n}.py") for n in range(6)),
+        *_failed("pytest -q", "E   AssertionError: dry run wrote 2 rows"),
+        *_failed("make lint", "error: line too long"),
+        *_succeeded("make lint"),
+        ParsedMessage(role="user", content="Don't rename the public API. Always log in JSON."),
+        *(_edit(f"{CWD}/src/n{n}.py") for n in range(6)),
+    ]
+
+
+@pytest.mark.parametrize("split", [1, 7, 9, 11, 13, 14])
+def test_messages_let_go_before_a_compaction_give_the_record_of_messages_kept_until_it(
+    split: int,
+) -> None:
+    work = _work()
+    whole = LedgerBuilder()
+    whole.compacted(work, timestamp=1.0, cwd=CWD)
+    let_go = LedgerBuilder()
+    let_go.let_go(work[:split], cwd=CWD)
+    let_go.compacted(work[split:], timestamp=1.0, cwd=CWD)
+    assert let_go.records() == whole.records()
+    assert len(whole.records()[0].dropped_files) == 10
+    assert whole.records()[0].dropped_errors == (ERROR_LINE,)
+
+
+def test_a_success_among_the_messages_let_go_fixes_an_error_the_last_compaction_kept() -> None:
+    ledger = LedgerBuilder()
+    failure = "E   AssertionError: dry run wrote 2 rows"
+    ledger.compacted(_failed("pytest -q", failure), timestamp=1.0, cwd=CWD, kept=[failure])
+    ledger.let_go(_succeeded("pytest -q"), cwd=CWD)
+    ledger.compacted([ParsedMessage(role="user", content="Carry on.")], timestamp=2.0, cwd=CWD)
+    assert ledger.records()[1].dropped_errors == ()
+
+
+def test_an_error_let_go_and_fixed_after_is_not_dropped_and_what_is_let_go_is_read_once() -> None:
+    ledger = LedgerBuilder()
+    ledger.let_go(_failed("pytest -q", "E   AssertionError: dry run wrote 2 rows"), cwd=CWD)
+    ledger.compacted(_succeeded("pytest -q"), timestamp=1.0, cwd=CWD)
+    ledger.compacted([], timestamp=2.0, cwd=CWD)
+    first, second = ledger.records()
+    assert first.dropped_errors == second.dropped_errors == ()
+
+
 @pytest.mark.parametrize(
     ("kept", "dropped"),
     [
