@@ -18,28 +18,34 @@ import io
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any, Protocol, TypeVar
 
 from driftguard.errors import JsonTooDeepError, SessionFormatError, from_os_error
 from driftguard.model import ParsedMessage, Session, ToolCall, ToolKind
 
 __all__ = [
+    "CHARS_PER_TOKEN",
     "FIRST_READ_BYTES",
+    "LARGEST_WINDOW",
     "MAX_JSON_DEPTH",
     "MAX_TOKEN_COUNT",
     "PATCH_MARK",
     "READ_BYTES",
+    "REMEMBERED_CHARS",
     "ZSTD_MAGIC",
     "JsonTooDeepError",
+    "LetGo",
     "Line",
     "LineBlocks",
     "LineParser",
+    "RememberedBound",
     "ToolKinds",
+    "after_cut",
     "bulk_reading",
     "compact_id",
     "decode_json",
@@ -52,6 +58,7 @@ __all__ = [
     "open_session_file",
     "parse_timestamp",
     "read_token_count",
+    "shift",
     "split_json_container",
     "split_json_member",
 ]
@@ -585,6 +592,179 @@ def make_tool_call(name: str, args: object, kinds: ToolKinds | None = None) -> T
         command = _first_str(args, _COMMAND_KEYS)
     kind: ToolKind = kinds.of(name, command) if kinds is not None else "other"
     return ToolCall(name=name, args_digest=digest, target_path=target, command=command, kind=kind)
+
+
+CHARS_PER_TOKEN = 4
+"""Characters per token of driftguard's estimate of a context without usage:
+``floor(Σ len(content) / 4)`` (docs/design.md §5.3; :func:`estimate_tokens`)."""
+
+LARGEST_WINDOW = 1_048_576
+"""The largest context window, in tokens, of any model driftguard knows: Gemini's
+1,048,576 (``GEMINI_CONTEXT_WINDOW``, docs/design.md §5.3, docs/formats.md §B.7), above
+Claude's 1,000,000 (``claude_code/_window.py``, ``LARGE_WINDOW``), Codex's default 258,400
+and Cursor's default 200,000. A Codex or Cursor file may name a larger one; the bound
+below then binds sooner than that model would, and says so (:class:`RememberedBound`)."""
+
+REMEMBERED_CHARS = 2 * LARGEST_WINDOW * CHARS_PER_TOKEN
+"""The most text, in characters (``Σ len(content)``), that a parser keeps of the messages
+since the last compaction: 8,388,608, twice what :data:`LARGEST_WINDOW` holds at
+:data:`CHARS_PER_TOKEN`. No host can send a request larger than its model's window, so a
+model never sees more than a window's worth of them; the factor 2 is room for text that
+takes fewer characters per token than the estimate says (code, non-Latin scripts).
+
+It never binds on a real session: the largest remembered text at any line of any session
+of the shared corpus (``/work/shared/corpus``) is 104,388 characters (a Claude Code 1.0.24
+session), and of the 538 labelled runs (``../shared/validation``, unpacked) 273,329 (a
+Gemini 3 Pro run of set D1, whose window is 1M tokens): 3.3 % of this bound, printed by
+``python scripts/remembered_peak.py /work/shared/corpus DEV`` (``DEV``: where
+``dev-sessions.tar.gz`` was unpacked). The
+benchmark's session compacted as Claude Code compacts a 200k window
+(``benchmarks/gen_claude_session.py --compact-at 167000``) remembers at most 2,345,900
+characters between two compactions (its first 20 MB, counted the same way). What
+makes it bind is a file that never compacts past any window, such as the benchmark's
+never-compacted 1 GB session: without it, a parser would keep the whole file's text."""
+
+
+_S = TypeVar("_S")
+
+
+@dataclass(frozen=True, slots=True)
+class LetGo:
+    """What :meth:`RememberedBound.cut` lets go of a parser's remembered messages.
+
+    Attributes:
+        start: the first slot let go (:meth:`RememberedBound.start`).
+        end: the slots ``[start, end)`` of the parser's list are let go, but the ``head``.
+        head: the slot of the first typed prompt among them, which stays remembered (it
+            moves to ``start``), or ``None``.
+        messages: the messages of those slots, oldest first, the head included: what the
+            compaction ledger reads (:meth:`~driftguard.compaction.ledger.LedgerBuilder.let_go`).
+        chars: ``Σ len(content)`` of the messages let go, the head left out.
+        count: how many messages are let go, the head left out.
+    """
+
+    start: int
+    end: int
+    head: int | None
+    messages: tuple[ParsedMessage, ...]
+    chars: int
+    count: int
+
+
+class RememberedBound:
+    """Keeps the text a parser remembers since the last compaction within ``limit``
+    characters (:data:`REMEMBERED_CHARS` by default): when it grows past it, the oldest
+    messages are let go, as a compaction lets go the messages before it, down to half
+    the limit (so a session that keeps growing is cut once per half a limit of text, not
+    on every line).
+
+    What stays, whatever its age: the summary of the last compaction (the parser leaves
+    it out of the slots it hands over), and the first prompt the person typed since it —
+    the goal the handoff quotes (:mod:`driftguard.engine.handoff`) — once it would be let
+    go (:attr:`head`). A cut never separates a tool result from the call it answers, nor
+    parallel calls from one another: it falls before a message that is not a tool
+    result, after one that made no call. The parser reports :attr:`let_go` in
+    ``Session.messages_let_go`` and calls :meth:`reset` at each compaction.
+
+    Deterministic: whether and where a cut falls depends only on the lines fed, never on
+    when a snapshot is taken, so a session read incrementally is the session read whole.
+
+    Args:
+        limit: characters; ``None`` reads :data:`REMEMBERED_CHARS` now.
+    """
+
+    __slots__ = ("head", "let_go", "limit")
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = REMEMBERED_CHARS if limit is None else limit
+        self.head: ParsedMessage | None = None
+        """The first typed prompt since the last compaction, once a cut reached it."""
+        self.let_go = 0
+        """Messages let go since the last compaction (the head never counts)."""
+
+    def reset(self) -> None:
+        """A compaction: what it drops is no longer the bound's business."""
+        self.head = None
+        self.let_go = 0
+
+    def start(self, slots: Sequence[ParsedMessage | None], start: int) -> int:
+        """The first slot a cut may take, given that ``slots[:start]`` are never let go
+        (a summary kept in the list): after the :attr:`head` when it stands there."""
+        if start < len(slots) and self.head is not None and slots[start] is self.head:
+            return start + 1
+        return start
+
+    def cut(self, slots: Sequence[ParsedMessage | None], start: int, chars: int) -> LetGo | None:
+        """What to let go of ``slots`` (the remembered messages, oldest first; ``None``
+        for a slot without a message yet), whose text is ``chars`` characters in all (the
+        summary included), so that what stays is at most half the limit; ``None`` when
+        ``chars`` is within the limit or nothing may go. ``slots[:start]`` never go (see
+        :meth:`start`). Counts what it lets go in :attr:`let_go`; the caller removes the
+        slots and hands :attr:`LetGo.messages` to its compaction ledger.
+        """
+        if chars <= self.limit:
+            return None
+        start = self.start(slots, start)
+        excess = chars - self.limit // 2
+        dropped = 0
+        end = start  # the latest place a cut may fall so far
+        previous: ParsedMessage | None = None  # the last message before ``index``
+        for index in range(start, len(slots)):
+            message = slots[index]
+            if message is None:
+                continue
+            if previous is not None and _may_cut_before(previous, message):
+                end = index
+                if dropped >= excess:
+                    break
+            dropped += len(message.content)
+            previous = message
+        # Short of the excess (the latest messages are one long turn), as much goes as may.
+        if end <= start:
+            return None
+        head: int | None = None
+        taken: list[ParsedMessage] = []
+        chars_let_go = count = 0
+        for index in range(start, end):
+            message = slots[index]
+            if message is None:
+                continue
+            taken.append(message)
+            if head is None and self.head is None and _is_typed(message):
+                head = index
+                self.head = message
+                continue
+            chars_let_go += len(message.content)
+            count += 1
+        self.let_go += count
+        return LetGo(start, end, head, tuple(taken), chars_let_go, count)
+
+
+def after_cut(slots: list[_S], cut: LetGo) -> list[_S]:
+    """``slots`` without what ``cut`` lets go: the slots before it, the head, the slots
+    after it (the slot at ``i >= cut.end`` moves to ``i - shift(cut)``, the head to
+    ``cut.start``)."""
+    head = [slots[cut.head]] if cut.head is not None else []
+    return [*slots[: cut.start], *head, *slots[cut.end :]]
+
+
+def shift(cut: LetGo) -> int:
+    """How many places a slot after ``cut`` moves towards the start of its list."""
+    return cut.end - cut.start - (cut.head is not None)
+
+
+def _is_typed(message: ParsedMessage) -> bool:
+    """A prompt the person typed, with text (the handoff's goal: ``_first_request``)."""
+    return message.role == "user" and not message.is_summary and bool(message.content.strip())
+
+
+def _may_cut_before(previous: ParsedMessage | None, message: ParsedMessage) -> bool:
+    """Whether a cut may fall between ``previous`` and ``message``: ``message`` is not a
+    tool result (which pairs with the call before it) and ``previous`` made no call (whose
+    results, or parallel calls, follow)."""
+    if message.role == "tool" and not message.tool_calls:
+        return False
+    return previous is None or not previous.tool_calls
 
 
 def estimate_tokens(messages: Iterable[ParsedMessage]) -> int:

@@ -269,6 +269,11 @@ class Session:
             file (before compactions too), measured as ``context_tokens`` is, or ``None``
             where the adapter does not track it (only Claude Code's does: a request past
             200,000 tokens proves its 1M window).
+        messages_let_go: messages since the last compaction that the parser let go,
+            oldest first, because their text passed what any model's window can hold
+            (:data:`~driftguard.adapters._common.REMEMBERED_CHARS`, never reached by a
+            real session); ``messages`` then holds the summary, the first prompt typed
+            since the compaction and the latest messages. 0 otherwise.
     """
 
     cli: CliName
@@ -285,6 +290,7 @@ class Session:
     first_request_tokens: int | None = None
     compaction_ledger: tuple[CompactionRecord, ...] = ()
     peak_context_tokens: int | None = None
+    messages_let_go: int = 0
 
     @property
     def message_count(self) -> int:

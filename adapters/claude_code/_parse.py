@@ -95,12 +95,15 @@ import msgspec
 
 from driftguard.adapters._common import (
     MAX_TOKEN_COUNT,
+    RememberedBound,
     ToolKinds,
+    after_cut,
     compact_id,
     feed_file,
     make_tool_call,
     parse_timestamp,
     read_token_count,
+    shift,
 )
 from driftguard.adapters._fastjson import load_typed
 from driftguard.adapters.claude_code._window import DEFAULT_WINDOW, LARGE_WINDOW, is_native_1m
@@ -389,7 +392,9 @@ class _Conversation:
     slots as they are (measured: 34 256 messages of the 150 MB benchmark session take
     330 µs through a filter, a tenth of that as a plain copy)."""
     chars: int = 0
-    """Σ ``len(content)`` over the messages in ``items``, kept as slots change."""
+    """Σ ``len(content)`` over the messages in ``items`` as they stand after the lines
+    read so far (a response's text counts as its lines arrive, before its slot is
+    rebuilt), so the bound is checked without rebuilding anything."""
     dirty: list[_Response] = field(default_factory=list)
     responses: dict[str | tuple[str | None, str | None], _Response] = field(default_factory=dict)
     """Keyed responses by :func:`_response_key`."""
@@ -408,6 +413,9 @@ class _Conversation:
     """Typed prompts added, before and after compactions alike."""
     seen: bool = False
     ledger: LedgerBuilder = field(default_factory=LedgerBuilder)
+    bound: RememberedBound = field(default_factory=RememberedBound)
+    """Keeps ``chars`` (and the summary) within the remembered-text bound
+    (:meth:`keep_bound`)."""
     slots: dict[int | str, int] = field(default_factory=dict)
     """The slot in ``items`` of the first message each line (by the
     :func:`~driftguard.adapters._common.compact_id` of its ``uuid``) made since the last
@@ -434,8 +442,9 @@ class _Conversation:
             start, last = min(found), max(found)
             end = min((slot for slot in self.slots.values() if slot > last), default=len(items))
         kept = [m for m in items[start:end] if m is not None]
+        head = self.bound.head  # the ledger read it when the bound let go what followed it
         self.ledger.compacted(
-            (m for m in (*items[:start], *items[end:]) if m is not None),
+            (m for m in (*items[:start], *items[end:]) if m is not None and m is not head),
             timestamp=timestamp,
             cwd=cwd,
             trigger=_trigger(metadata),
@@ -454,6 +463,43 @@ class _Conversation:
         self.summary_flagged = False
         self.latest_context = None
         self.preserved = preserved
+        self.bound.reset()
+
+    def keep_bound(self, cwd: str | None) -> None:
+        """Let the oldest messages go when the remembered text (``chars`` and the summary)
+        passed the bound (:class:`~driftguard.adapters._common.RememberedBound`): the
+        ledger reads them, their slots go, and the slots after them move up (responses
+        and line keys with them; a response let go is never joined again)."""
+        summary = len(self.summary.content) if self.summary is not None else 0
+        if self.chars + summary <= self.bound.limit:
+            return
+        self.refresh()
+        cut = self.bound.cut(self.items, 0, self.chars + summary)
+        if cut is None:
+            return
+        self.ledger.let_go(cut.messages, cwd=cwd)
+        moved = shift(cut)
+        self.items = after_cut(self.items, cut)
+        self.holes = self.items.count(None)
+        self.chars -= cut.chars
+        self.responses = {k: r for k, r in self.responses.items() if r.index >= cut.end}
+        if self.current is not None and self.current.index < cut.end:
+            self.current = None
+        moving = {id(r): r for r in self.responses.values()}  # each response once
+        if self.current is not None:
+            moving[id(self.current)] = self.current
+        for response in moving.values():
+            response.index -= moved
+        self.slots = {
+            key: slot if slot < cut.start else slot - moved if slot >= cut.end else cut.start
+            for key, slot in self.slots.items()
+            if slot < cut.start or slot >= cut.end or slot == cut.head
+        }
+
+    def add_text(self, response: _Response, text: str) -> None:
+        """Join one more text block on ``response`` (counted in ``chars``)."""
+        self.chars += len(text) if response.text is None else len(text) + 1
+        response.add_text(text)
 
     def add(self, message: ParsedMessage, key: int | str | None) -> None:
         """Append a message that is final as it is (a prompt, tool results), made by the
@@ -505,22 +551,23 @@ class _Conversation:
             self.summary = message
             self.summary_flagged = flagged
 
-    def messages(self) -> tuple[ParsedMessage, ...]:
-        """The remembered messages, the summary first (changed responses rebuilt first)."""
+    def refresh(self) -> None:
+        """Rebuild the slots of the responses changed since the last snapshot."""
         if self.dirty:
             items = self.items
             for response in self.dirty:
                 message = response.to_message()
-                old = items[response.index]
-                if old is not None:
-                    self.chars -= len(old.content)
+                if items[response.index] is not None:
                     self.holes += 1
                 if message is not None:
-                    self.chars += len(message.content)
                     self.holes -= 1
                 items[response.index] = message
                 response.dirty = False
             self.dirty.clear()
+
+    def messages(self) -> tuple[ParsedMessage, ...]:
+        """The remembered messages, the summary first (changed responses rebuilt first)."""
+        self.refresh()
         if self.holes:
             body = tuple(filter(None, self.items))
         else:  # no slot holds None
@@ -706,6 +753,7 @@ class ClaudeCodeParser:
             model=conversation.model,
             first_request_tokens=conversation.first_context,
             compaction_ledger=conversation.ledger.records(),
+            messages_let_go=conversation.bound.let_go,
             peak_context_tokens=(
                 conversation.max_context if conversation.first_context is not None else None
             ),
@@ -777,7 +825,7 @@ class ClaudeCodeParser:
         content = message.content
         if isinstance(content, str):
             if content and not content.isspace():
-                response.add_text(content)
+                conversation.add_text(response, content)
         elif content is not None:
             for block in content:
                 if isinstance(block, str):
@@ -786,7 +834,7 @@ class ClaudeCodeParser:
                 if kind == "text":
                     text = block.text
                     if isinstance(text, str) and text and not text.isspace():
-                        response.add_text(text)
+                        conversation.add_text(response, text)
                 elif kind == "tool_use":
                     name = block.name
                     call = make_tool_call(
@@ -807,6 +855,7 @@ class ClaudeCodeParser:
                     conversation.max_context = size
                 if conversation.first_context is None:
                     conversation.first_context = size
+        conversation.keep_bound(self._cwd)
 
     def _on_user(self, record: _Record) -> None:
         key = self._key(record)
@@ -815,6 +864,14 @@ class ClaudeCodeParser:
         conversation = self._conversation(record, key)
         if conversation is None:
             return
+        self._read_user(conversation, record, key)
+        conversation.keep_bound(self._cwd)
+
+    def _read_user(
+        self, conversation: _Conversation, record: _Record, key: int | str | None
+    ) -> None:
+        """What a ``user`` line of ``conversation`` adds: tool results, the summary, a
+        prompt."""
         content = record.message.content if record.message is not None else None
         timestamp = parse_timestamp(record.timestamp)
         texts: list[str] = []

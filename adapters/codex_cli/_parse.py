@@ -99,13 +99,16 @@ from typing import Any, Final
 
 from driftguard.adapters._common import (
     PATCH_MARK,
+    RememberedBound,
     ToolKinds,
+    after_cut,
     decode_json,
     estimate_tokens,
     feed_file,
     make_tool_call,
     parse_timestamp,
     read_token_count,
+    shift,
 )
 from driftguard.adapters._fastjson import load_object
 from driftguard.compaction.ledger import LedgerBuilder
@@ -228,6 +231,8 @@ class CodexCliParser:
         self._skipped = 0
         self._prompts = 0
         self._messages: list[ParsedMessage] = []
+        self._chars = 0  # Σ len(content) over self._messages
+        self._bound = RememberedBound()
         # Usage bookkeeping (docs/design.md §5.3).
         self._prev_total: Mapping[str, Any] | None = None
         self._latest_usage: int | None = None
@@ -389,9 +394,7 @@ class CodexCliParser:
         elif kind in ("function_call_output", "custom_tool_call_output"):
             self._close_run()
             text, is_error = _output_text(item.get("output"))
-            self._messages.append(
-                ParsedMessage(role="tool", content=text, timestamp=ts, is_error=is_error)
-            )
+            self._append(ParsedMessage(role="tool", content=text, timestamp=ts, is_error=is_error))
         elif isinstance(kind, str) and kind in _OUTPUT_ITEM_TYPES:
             self._open_run()
             call = _tool_call(item)
@@ -415,9 +418,9 @@ class CodexCliParser:
             return
         self._end_turn()
         prompt = ParsedMessage(role="user", content="\n".join(texts), timestamp=ts)
-        self._messages.append(prompt)
         self._prompts += 1
         self._ledger.named(prompt.content)
+        self._append(prompt)
 
     def _on_assistant(self, item: Mapping[str, Any], ts: float | None) -> None:
         self._open_run()
@@ -445,6 +448,8 @@ class CodexCliParser:
         self._run_assistant = index
         if self._run_usage is None:
             self._waiting.append(index)
+        self._chars += len(text)
+        self._keep_bound()
 
     def _add_tool_call(self, call: ToolCall, ts: float | None) -> None:
         self._ledger.targeted(call.target_path)
@@ -490,19 +495,20 @@ class CodexCliParser:
         kept, kept_paths = _replacement_history(payload.get("replacement_history"))
         if isinstance(summary, str):
             kept.append(summary)
+        head = self._bound.head  # the ledger read it when the bound let go what followed it
         self._ledger.compacted(
-            self._messages,
+            (m for m in self._messages if m is not head),
             timestamp=ts,
             cwd=self._cwd if self._cwd is not None else self._env_cwd,
             kept=kept,
             kept_paths=kept_paths,
         )
         self._messages.clear()
+        self._chars = 0
+        self._bound.reset()
         self._latest_usage = None
         if isinstance(summary, str) and summary.strip():
-            self._messages.append(
-                ParsedMessage(role="user", content=summary, timestamp=ts, is_summary=True)
-            )
+            self._append(ParsedMessage(role="user", content=summary, timestamp=ts, is_summary=True))
 
     def _roll_back(self, num_turns: object) -> None:
         """Drop the last ``num_turns`` user turns, as Codex's history replay does."""
@@ -514,6 +520,37 @@ class CodexCliParser:
             del self._messages[starts[-num_turns] :]
         else:
             self._messages[:] = [m for m in self._messages if m.is_summary]
+        self._chars = sum(len(m.content) for m in self._messages)
+
+    def _append(self, message: ParsedMessage) -> None:
+        """Remember one more message that no later line changes the text of."""
+        self._messages.append(message)
+        self._chars += len(message.content)
+        self._keep_bound()
+
+    def _keep_bound(self) -> None:
+        """Let the oldest messages go when their text passed the bound
+        (:class:`~driftguard.adapters._common.RememberedBound`; the summary stays): the
+        ledger reads them, and the indexes of the response being read move with the
+        messages after them."""
+        if self._chars <= self._bound.limit:
+            return
+        messages = self._messages
+        start = 1 if messages and messages[0].is_summary else 0
+        cut = self._bound.cut(messages, start, self._chars)
+        if cut is None:
+            return
+        self._ledger.let_go(cut.messages, cwd=self._cwd if self._cwd is not None else self._env_cwd)
+        self._messages = after_cut(messages, cut)
+        self._chars -= cut.chars
+        moved = shift(cut)
+
+        def moved_index(index: int | None) -> int | None:
+            return None if index is None or index < cut.end else index - moved
+
+        self._run_assistant = moved_index(self._run_assistant)
+        self._run_carrier = moved_index(self._run_carrier)
+        self._waiting = [index - moved for index in self._waiting if index >= cut.end]
 
     # ------------------------------------------------------------------ output
 
@@ -541,6 +578,7 @@ class CodexCliParser:
             model=self._model,
             first_request_tokens=self._first_usage,
             compaction_ledger=self._ledger.records(),
+            messages_let_go=self._bound.let_go,
         )
 
 

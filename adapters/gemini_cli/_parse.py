@@ -117,6 +117,7 @@ from typing import Any, Final
 
 from driftguard.adapters._common import (
     JsonTooDeepError,
+    RememberedBound,
     ToolKinds,
     compact_id,
     decode_json,
@@ -260,6 +261,11 @@ class GeminiCliParser:
         self._first_input: int | None = None
         self._prompts = 0
         self._prompt_ids: set[str] = set()
+        self._bound = RememberedBound()
+        self._chars = 0  # Σ _chars_of over the remembered entries (those not in _boundary)
+        # The ids of the records the bound let go (compact_id keys; grows with the file
+        # only once the bound binds): a later write of one is not read again.
+        self._let_go_ids: set[int | str] = set()
 
     # ------------------------------------------------------------------ feeding
 
@@ -289,13 +295,16 @@ class GeminiCliParser:
             return
         if isinstance(record.get("id"), str):
             self._put(record)
+            self._keep_bound()
             return
         patch = record.get("$set")
         if isinstance(patch, dict):
             self._patch(patch)
+            self._keep_bound()
             return
         if isinstance(record.get("sessionId"), str):
             self._patch(record)
+            self._keep_bound()
             return
         self._skipped += 1
 
@@ -330,6 +339,7 @@ class GeminiCliParser:
             entry = self._put(item, typed_here=typed_here)
             if entry.snapshot is not None:
                 snapshot = (entry.snapshot, entry.timestamp)
+        self._recount()
         if snapshot is None:
             return
         text, timestamp = snapshot
@@ -343,12 +353,59 @@ class GeminiCliParser:
         )
         self._note_compaction(before, text, timestamp)
         self._boundary = frozenset(self._entries)
+        self._bound.reset()
+        self._recount()
+
+    def _recount(self) -> None:
+        """Count the remembered entries' text again (after a rewrite or a rewind)."""
+        boundary = self._boundary
+        self._chars = sum(
+            _chars_of(entry)
+            for message_id, entry in self._entries.items()
+            if message_id not in boundary
+        )
+
+    def _keep_bound(self) -> None:
+        """Let the oldest remembered records go when their text and the summary passed the
+        bound (:class:`~driftguard.adapters._common.RememberedBound`), whole records at a
+        time: the ledger reads their messages, and a later write of one is not read (a
+        rewind to one rewinds every remembered record, as to an unknown id)."""
+        summary = len(self._summary.content) if self._summary is not None else 0
+        if self._chars + summary <= self._bound.limit:
+            return
+        owners: list[str] = []  # the record of each message
+        slots: list[ParsedMessage] = []
+        emitted: set[str] = set()
+        for message_id, entry in self._entries.items():
+            if message_id not in self._boundary:
+                for message in _messages_of((entry,), emitted):
+                    owners.append(message_id)
+                    slots.append(message)
+        cut = self._bound.cut(slots, 0, self._chars + summary)
+        if cut is None:
+            return
+        self._ledger.let_go(cut.messages, cwd=self._cwd)
+        kept = {*owners[: cut.start], owners[cut.end]}
+        if cut.head is not None:
+            kept.add(owners[cut.head])
+        for message_id in list(self._entries):
+            if message_id == owners[cut.end]:
+                break
+            if message_id in self._boundary or message_id in kept:
+                continue
+            self._chars -= _chars_of(self._entries.pop(message_id))
+            self._let_go_ids.add(compact_id(message_id))
 
     def _note_compaction(
         self, before: Mapping[str, _Entry], snapshot: str, timestamp: float | None
     ) -> None:
         """Give the ledger the compaction whose rewrite replaced ``before`` (module doc)."""
-        remembered = {i: e for i, e in before.items() if i not in self._boundary}
+        head = self._bound.head  # the ledger read it when the bound let go what followed it
+        remembered = {
+            i: e
+            for i, e in before.items()
+            if i not in self._boundary and (head is None or e.message is not head)
+        }
         if not any(e.message is not None or e.results for e in remembered.values()):
             self._ledger.compacted(
                 (),
@@ -371,15 +428,19 @@ class GeminiCliParser:
     def _rewind(self, target: str) -> None:
         if target not in self._entries:
             self._entries.clear()
+            self._chars = 0
             return
         ids = list(self._entries)
         for message_id in ids[ids.index(target) :]:
             del self._entries[message_id]
+        self._recount()
 
     def _put(self, record: dict[str, Any], *, typed_here: bool = True) -> _Entry:
         """Remember one message record; ``typed_here``: a prompt in it was typed now (not
         listed again by a rewrite) and counts in :attr:`prompts`, once per id."""
         message_id: str = record["id"]
+        if self._let_go_ids and compact_id(message_id) in self._let_go_ids:
+            return _EMPTY  # a record the bound let go, written again
         kind = record.get("type")
         if kind == "gemini":
             entry = self._gemini_entry(message_id, record)
@@ -392,6 +453,9 @@ class GeminiCliParser:
             if not isinstance(kind, str) or kind not in _KNOWN_TYPES:
                 self._skipped += 1
             entry = _EMPTY
+        if message_id not in self._boundary:
+            old = self._entries.get(message_id)
+            self._chars += _chars_of(entry) - (_chars_of(old) if old is not None else 0)
         self._entries[message_id] = entry
         message = entry.message
         if message is not None:
@@ -502,6 +566,7 @@ class GeminiCliParser:
             model=model or self._last_model,
             first_request_tokens=self._first_input,
             compaction_ledger=self._ledger.records(),
+            messages_let_go=self._bound.let_go,
         )
 
 
@@ -527,6 +592,15 @@ def _results_message(entry: _Entry, emitted: set[str]) -> ParsedMessage | None:
         timestamp=entry.timestamp,
         is_error=any(r.is_error for r in fresh),
     )
+
+
+def _chars_of(entry: _Entry) -> int:
+    """``Σ len(content)`` of the messages of ``entry``, a repeated tool result counted
+    (what the bound counts: a little more than :meth:`GeminiCliParser.session` emits)."""
+    chars = len(entry.message.content) if entry.message is not None else 0
+    if entry.results:
+        chars += sum(len(result.text) for result in entry.results) + len(entry.results) - 1
+    return chars
 
 
 def _messages_of(entries: Iterable[_Entry], emitted: set[str]) -> Iterator[ParsedMessage]:
