@@ -99,7 +99,8 @@ def to_json_dict(report: DriftReport) -> dict[str, Any]:
     words, else null); ``found_in`` (the folder
     above the working directory whose session it is, else null: newcomer's review N3); and
     what issue #13 adds: ``compactions``, the compaction ledger (:mod:`driftguard.render.ledger`
-    gives its shape; ``session.compactions`` stays the count). ``recommendation`` comes
+    gives its shape; ``session.compactions`` stays the count); ``session.messages_let_go``
+    only when the parser let messages go (``Session.messages_let_go``). ``recommendation`` comes
     first; factors have one decimal, weights :data:`WEIGHT_DECIMALS` (issue #11)."""
     session = report.session
     usable = report.usable
@@ -136,6 +137,9 @@ def to_json_dict(report: DriftReport) -> dict[str, Any]:
             "usable_window_rule": usable.rule if usable is not None else None,
             "usable_window_overrides": list(usable.overrides) if usable is not None else [],
             "calibration": calibration_json(report.calibration),
+            # only when the parser let messages go: a session within the bound, every
+            # real one, keeps the shape it always had
+            **({"messages_let_go": session.messages_let_go} if session.messages_let_go else {}),
         },
         "scoring": report.scoring,
         "preset": report.preset,
@@ -333,6 +337,11 @@ def render_session_line(report: DriftReport, recording: Recording | None = None)
         parts.append(plural(session.compactions, "compaction"))
     if session.skipped_lines:
         parts.append(plural(session.skipped_lines, "line") + " skipped")
+    if session.messages_let_go:
+        parts.append(
+            f"{plural(session.messages_let_go, 'earlier message')} let go: more text than "
+            "any model's window holds"
+        )
     if report.resolved_by != "path":
         parts.append(f"resolved by {report.resolved_by.replace('_', ' ')}")
     if report.found_in is not None:
