@@ -5,7 +5,8 @@ Usage::
 
     python benchmarks/bench_drift.py [--sizes 1 10 45 150] [--shapes whole compacting]
                                      [--pairs 5] [--appends 5]
-                                     [--peer DIR | --no-peer] [--no-command] [--keep DIR]
+                                     [--peer DIR | --no-peer | --baseline PYTHON]
+                                     [--no-command] [--keep DIR]
 
 For each size (MB) and shape a synthetic Claude Code session is generated
 (``benchmarks/gen_claude_session.py``: thousands of turns, split responses, large tool
@@ -53,6 +54,11 @@ installed with ``npm install --ignore-scripts``, then run as ``node dist/bin.js`
 the same file (``DRIFTCLI_HOME``, ``DRIFTCLI_SESSION_ID``, ``DRIFTCLI_ADAPTER=claude``, as its
 README says). Without it (or with ``--no-peer``) only driftguard runs, and the reason is
 printed. It re-reads and re-scores the whole file on every call.
+
+``--baseline PYTHON`` runs, in the peer's place, another driftguard: ``PYTHON -m driftguard``
+of another interpreter (the virtual environment of another checkout, e.g. the main branch's
+before a change), server and command alike, interleaved the same way; its figures fill the
+peer's column and its commands are printed beside driftguard's.
 
 Each session lies in Claude Code's session folder of the scenario's scratch home
 (``<home>/.claude/projects/-bench/<session-id>.jsonl``): over MCP driftguard reads session
@@ -170,10 +176,14 @@ class Tool(ABC):
         """``score/messages`` from a ``get_drift`` result."""
 
 
+@dataclass
 class Driftguard(Tool):
+    python: str = sys.executable
+    """The interpreter whose ``-m driftguard`` runs."""
+
     def params(self, home: Path, session: Session) -> StdioServerParameters:
         return StdioServerParameters(
-            command=sys.executable,
+            command=self.python,
             args=["-m", "driftguard", "serve"],
             env={
                 "HOME": str(home),
@@ -296,15 +306,16 @@ runpy.run_module("driftguard", run_name="__main__", alter_sys=True)
 ``exec``."""
 
 
-def _command(session: Session, home: Path) -> CommandRun:
-    """Run ``driftguard score FILE --json`` on the base file as a whole process."""
+def _command(session: Session, home: Path, python: str = sys.executable) -> CommandRun:
+    """Run ``driftguard score FILE --json`` on the base file as a whole process, with the
+    interpreter ``python``."""
     session.reset()
     env = {
         "HOME": str(home),
         "DRIFTGUARD_HOME": str(home / ".driftcli"),
         "PATH": os.environ.get("PATH", ""),
     }
-    command = [sys.executable, "-c", _COMMAND, "score", str(session.path), "--json"]
+    command = [python, "-c", _COMMAND, "score", str(session.path), "--json"]
     began = time.perf_counter()
     done = subprocess.run(command, capture_output=True, env=env, cwd=home, check=False)
     seconds = time.perf_counter() - began
@@ -423,6 +434,7 @@ def report(
     sizes: Sequence[float],
     shapes: Sequence[str],
     commands: dict[tuple[float, str], list[CommandRun]],
+    baseline_commands: dict[tuple[float, str], list[CommandRun]] | None = None,
 ) -> None:
     """Print every figure of issue #10, per shape and size, with the ratio driftguard / peer;
     then the command's."""
@@ -459,7 +471,8 @@ def report(
         print()
         print(f"shape: {shape}")
         print(
-            f"{'figure (ms; RSS in MB)':<34} {'size':>6} {'driftguard':>10} {'peer':>10} "
+            f"{'figure (ms; RSS in MB)':<34} {'size':>6} {'driftguard':>10} "
+            f"{peer.name if peer is not None else 'peer':>10} "
             f"{'ratio':>6}"
         )
         for label, scenario, what, scale in rows:
@@ -471,15 +484,16 @@ def report(
                 b_text = f"{b * scale:10.1f}" if b is not None else f"{'-':>10}"
                 print(f"{label:<34} {size:>4g}MB {a * scale:10.1f} {b_text} {_ratio(a, b)}")
             print()
-        for size in sizes:
-            runs = commands.get((size, shape), [])
-            if runs:
-                seconds = _median([r.seconds for r in runs]) * 1000
-                peak = _median([r.peak_mb for r in runs])
-                print(
-                    f"{'command: score --json':<34} {size:>4g}MB {seconds:10.1f} ms, "
-                    f"peak RSS {peak:6.1f} MB"
-                )
+        for label, table in (("", commands), (" (baseline)", baseline_commands or {})):
+            for size in sizes:
+                runs = table.get((size, shape), [])
+                if runs:
+                    seconds = _median([r.seconds for r in runs]) * 1000
+                    peak = _median([r.peak_mb for r in runs])
+                    print(
+                        f"{'command: score --json' + label:<34} {size:>4g}MB {seconds:10.1f} "
+                        f"ms, peak RSS {peak:6.1f} MB"
+                    )
         print("goal adds (goal scenario − plain), ms:")
         for size in sizes:
             parts = []
@@ -524,6 +538,8 @@ def report(
             print(f"  {tool.name:<10} {size:>4g} MB {shape:<10} {scenario:<5} {runs[-1].score}")
     for (size, shape), command_runs in sorted(commands.items()):
         print(f"  command    {size:>4g} MB {shape:<10} score {command_runs[-1].score}")
+    for (size, shape), command_runs in sorted((baseline_commands or {}).items()):
+        print(f"  baseline   {size:>4g} MB {shape:<10} score {command_runs[-1].score}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -537,6 +553,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--peer", type=Path, default=DEFAULT_PEER, help="the earlier tool")
     parser.add_argument("--no-peer", action="store_true", help="run driftguard only")
     parser.add_argument(
+        "--baseline",
+        metavar="PYTHON",
+        help="run another driftguard (this interpreter's -m driftguard) in the peer's place",
+    )
+    parser.add_argument(
         "--no-command", action="store_true", help="leave out `driftguard score FILE --json`"
     )
     parser.add_argument("--keep", type=Path, help="generate the sessions under this folder")
@@ -549,13 +570,17 @@ def main(argv: list[str] | None = None) -> None:
     )
     print("  heaviest: " + ", ".join(f"{name} {ms:.1f}" for name, ms in heaviest))
     commands: dict[tuple[float, str], list[CommandRun]] = {}
+    baseline_commands: dict[tuple[float, str], list[CommandRun]] = {}
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
         root = args.keep.resolve() if args.keep else scratch
-        with _peer(None if args.no_peer else args.peer, scratch) as peer:
+        no_peer = args.no_peer or args.baseline is not None
+        with _peer(None if no_peer else args.peer, scratch) as peer:
             tools: list[Tool] = [Driftguard("driftguard")]
             if peer is not None:
                 tools.append(peer)
+            if args.baseline is not None:
+                tools.append(Driftguard("baseline", python=args.baseline))
             for size in args.sizes:
                 homes = {shape: root / f"home-{size:g}MB-{shape}" for shape in args.shapes}
                 sessions = {
@@ -582,13 +607,21 @@ def main(argv: list[str] | None = None) -> None:
                                 run = asyncio.run(_scenario(tool, session, home, goal))
                                 tool.runs.setdefault((size, shape, scenario), []).append(run)
                         if not args.no_command:
-                            shutil.rmtree(home / ".driftcli", ignore_errors=True)
-                            commands.setdefault((size, shape), []).append(_command(session, home))
+                            interpreters = [(commands, sys.executable)]
+                            if args.baseline is not None:
+                                interpreters.append((baseline_commands, args.baseline))
+                            if pair % 2:
+                                interpreters.reverse()
+                            for table, python in interpreters:
+                                shutil.rmtree(home / ".driftcli", ignore_errors=True)
+                                table.setdefault((size, shape), []).append(
+                                    _command(session, home, python)
+                                )
                 for shape, session in sessions.items():
                     session.reset()
                     if not args.keep:
                         shutil.rmtree(homes[shape], ignore_errors=True)  # a 1 GB file is not kept
-    report(tools, args.sizes, args.shapes, commands)
+    report(tools, args.sizes, args.shapes, commands, baseline_commands)
 
 
 if __name__ == "__main__":
