@@ -12,9 +12,11 @@ For each size (MB) and shape a synthetic Claude Code session is generated
 (``benchmarks/gen_claude_session.py``: thousands of turns, split responses, large tool
 results) with ``--appends`` more turns kept aside. Shapes:
 
-- **whole**: never compacted, so the model is taken to remember the whole file: the worst
+- **whole**: never compacted, so the model is taken to remember all it can: the worst
   case for time and memory, which no host reaches (Claude Code compacts a 200k window at
   167,000 tokens, passed here at about 7.8 MB; a 1M window at 967,000, at about 52 MB);
+  past 8,388,608 characters of messages the parser lets the oldest go
+  (``REMEMBERED_CHARS``, ``adapters/_common.py``);
 - **compacting**: compacted as Claude Code compacts a 200k window on its own
   (``--compact-at 167000``: a ``compact_boundary`` and its summary whenever a turn begins
   past that point, about every 7.8 MB), so most of a long file lies before its last
