@@ -1,4 +1,4 @@
-"""No module outside ``adapters/`` knows a session source's layout or records (issue #12):
+"""No module outside ``adapters/`` knows a session source's layout or records:
 where a CLI keeps its sessions, the variables that move them, the names of its records
 and fields, and where it compacts are its adapter's to know. The rest of driftguard asks
 the registry (``driftguard.adapters``). ``setup_scripts/`` keeps its knowledge of the

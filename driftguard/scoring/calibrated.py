@@ -1,4 +1,4 @@
-"""The calibrated scoring: the six factors on scales set by the labelled runs (issue #8).
+"""The calibrated scoring: the six factors on scales set by the labelled runs.
 
 Same six factors, names and 0–100 ranges as the seed (:mod:`driftguard.scoring.factors`),
 but each one measures what goes wrong in long agent sessions and sits on a scale that

@@ -1,4 +1,4 @@
-"""Composite score, states and the handoff trigger (docs/design.md §5.4, issue #8), over a
+"""Composite score, states and the handoff trigger (docs/design.md §5.4), over a
 parsed session.
 
 :func:`score_session` is the engine's one entry point. It reads what the factors see from
@@ -121,8 +121,7 @@ class DriftReport:
         remedy: what the recommendation asks for (:data:`~driftguard.scoring.wording.Remedy`):
             a handoff hint follows it only for ``"fresh_start"``, so a loop alone, which a
             fresh session would repeat, gets none (``handoff_suggested`` is unchanged).
-        calibration: which calibration the score used, and why not a personal one
-            (issue #20).
+        calibration: which calibration the score used, and why not a personal one.
     """
 
     score: int
@@ -303,7 +302,7 @@ def score_session(
     personal: Personal | None = None,
     calibration_use: CalibrationUse = CALIBRATION_NONE,
 ) -> DriftReport:
-    """Score one parsed session (docs/design.md §5, issue #8).
+    """Score one parsed session (docs/design.md §5).
 
     Args:
         session: the parsed session; its ``messages`` are what the model remembers.
@@ -333,7 +332,7 @@ def score_session(
             made from ``calibration``): its scales replace ``calibration``'s, and the
             composite is mapped through its state lines (:func:`~.personal.remap`). Ignored
             under ``seed``, which is never calibrated.
-        calibration_use: what the report says about the calibration (issue #20).
+        calibration_use: what the report says about the calibration.
 
     Returns:
         The :class:`DriftReport`; a session with fewer than 2 messages scores 0 with

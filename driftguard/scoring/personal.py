@@ -1,4 +1,4 @@
-"""Calibration on the user's own sessions (issue #20 item 3; ``benchmarks/VALIDITY.md`` rule
+"""Calibration on the user's own sessions (``benchmarks/VALIDITY.md`` rule
 v3 §7.3): what is normal *for this user, host and model*, without labels.
 
 A :class:`Reference` holds, for one host and model family, a few numbers of each of the user's
@@ -63,7 +63,7 @@ BIN_TOKENS = 1_000
 tokens)."""
 LINE_PERCENTILE = 90.0
 """The percentile of the user's sessions at which a factor, and the score, reach Drifting
-(issue #20: "further out than about 9 in 10 of your sessions at this point")."""
+("further out than about 9 in 10 of your sessions at this point")."""
 POLLUTED_PERCENTILE = 99.0
 """The percentile at which the score reaches Polluted (rule v3 §7.3: 1 in 100)."""
 WARMING = 30.0

@@ -115,7 +115,7 @@ def test_every_adapter_tells_an_unknown_tool_as_other(adapter: Adapter) -> None:
     assert adapter.tool_kind("mcp__someone__something") == "other"
 
 
-# --- a file with not one record of the named CLI (newcomer's review N5) ----------------
+# --- a file with not one record of the named CLI ----------------
 
 PASSWD = "".join(f"user{n}:x:{1000 + n}:{1000 + n}::/home/user{n}:/bin/sh\n" for n in range(25))
 """A file shaped like ``/etc/passwd``: 25 lines, none of them JSON."""
@@ -174,7 +174,7 @@ def test_a_record_of_the_named_cli_after_foreign_lines_still_makes_it_its_sessio
     assert parse_session(path, "claude_code").skipped_lines == 30
 
 
-# --- the session file of an id (newcomer's review B6) ----------------------------------
+# --- the session file of an id ----------------------------------
 
 SID = "0b6c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3"
 

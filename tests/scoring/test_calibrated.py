@@ -1,4 +1,4 @@
-"""The calibrated scoring (issue #8): the rot curve, conversation tokens, the factor scales,
+"""The calibrated scoring: the rot curve, conversation tokens, the factor scales,
 the form-B composite, the handoff trigger and the evidence the recommendation names.
 
 Expected values are computed by hand from the formulas in driftguard/scoring/calibrated.py

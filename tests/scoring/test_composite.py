@@ -198,7 +198,7 @@ def test_json_report_has_the_contract_field_names_and_what_issues_8_and_13_add()
         "usable_window_rule",
         "usable_window_overrides",
         "calibration",
-        "found_in",  # newcomer's review N3
+        "found_in",
     }
     assert payload["scoring"] == "seed"
     assert payload["session"]["usable_window"] == 167_000
