@@ -355,7 +355,7 @@ def points(item: Item, fit: Fit, calibration: Any = None) -> dict[str, float | N
 
 
 def composite(item: Item, fit: Fit) -> float:
-    from driftguard.scoring.composite import combine
+    from driftguard.scoring.means import combine
 
     cal = fit.calibration
     return combine(fit.weights, points(item, fit), cal.form, cal.power)
@@ -555,7 +555,7 @@ def final_fit(items: Sequence[Item], resamples: int) -> tuple[Fit, tuple[float, 
 def calibrated_composite(item: Item, fit: Fit, others: Sequence[Item], n_min: int) -> float | None:
     """The run's composite on the personal calibration of ``others`` (labels unused), or
     ``None`` when they are too few (the run then stays cold)."""
-    from driftguard.scoring.composite import combine
+    from driftguard.scoring.means import combine
     from driftguard.scoring.personal import Reference, personal_for, remap
 
     reference = Reference(

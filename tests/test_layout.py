@@ -214,6 +214,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
         "_fileio",
         "_process",
         "_values",
+        "_version",
         "terminal",
         "secrets",
         "text",

@@ -81,7 +81,7 @@ class Calibration:
             ``None`` keeps the seed's goal distance (definition g1).
         form: how the factors combine: ``"A"``, the weighted power mean of all of them;
             ``"B"``, the larger of context saturation and the power mean of the others
-            (:func:`driftguard.scoring.composite.combine`).
+            (:func:`driftguard.scoring.means.combine`).
         power: the power mean's exponent; ``math.inf`` is the weighted maximum.
         handoff_points: context saturation or repetition points that suggest a handoff
             on their own; ``None``: they never do alone.

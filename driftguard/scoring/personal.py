@@ -37,6 +37,7 @@ from driftguard.model import Session
 from driftguard.scoring import calibrated
 from driftguard.scoring.calibrated import DRIFTING, G0, Calibration, Measures, linear_points
 from driftguard.scoring.features import Features
+from driftguard.scoring.means import combine
 
 __all__ = [
     "BIN_TOKENS",
@@ -316,8 +317,6 @@ def personal_for(
         corrections61=corrections if corrections > 0 else base.corrections61,
         hedge61=scale([s.hedge_rise for s in samples], base.hedge61),
     )
-    from driftguard.scoring.composite import combine  # composite applies :func:`remap`
-
     composites = [
         combine(weights, sample_points(s, calibration), calibration.form, calibration.power)
         for s in samples

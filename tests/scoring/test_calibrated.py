@@ -25,7 +25,7 @@ from driftguard.scoring.calibrated import (
     linear_points,
     rot_points,
 )
-from driftguard.scoring.composite import combine, power_mean
+from driftguard.scoring.means import combine, power_mean
 
 CODING = dict(load_preset("coding").weights)
 

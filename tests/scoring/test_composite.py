@@ -24,12 +24,8 @@ from driftguard.scoring import (
     NOT_ENOUGH_MESSAGES,
     state_for,
 )
-from driftguard.scoring.composite import (
-    DriftReport,
-    composite_score,
-    handoff_suggested,
-    normalise_weights,
-)
+from driftguard.scoring.composite import DriftReport, handoff_suggested, normalise_weights
+from driftguard.scoring.means import composite_score
 
 CODING = {
     "context_saturation": 0.37,
