@@ -89,7 +89,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from driftguard.adapters import Adapter, get_adapter, locator_adapter, resolve_cli
+from driftguard.adapters import (
+    Adapter,
+    get_adapter,
+    locator_adapter,
+    not_a_session_file,
+    resolve_cli,
+)
 from driftguard.adapters._common import ZSTD_MAGIC, LineBlocks, LineParser, bulk_reading
 from driftguard.adapters._fastjson import load_object
 from driftguard.errors import SessionFormatError, from_os_error
@@ -282,8 +288,7 @@ def _refresh(entry: _Entry | None, path: Path, cli: CliName | None) -> _Entry:
     except OSError:
         found = None
     if found is None or not stat.S_ISREG(found.st_mode):
-        what = "a directory, not a session file" if path.is_dir() else "not found"
-        raise SessionFormatError(f"{path}: {what}")
+        raise not_a_session_file(path)
     now = _Stat.of(found)
     if entry is not None and cli is not None and cli != entry.cli:
         entry = None  # asked to read it as another CLI's file
