@@ -98,6 +98,9 @@ __all__ = [
 
 _T = TypeVar("_T")
 
+ARGUMENT_SHOWN = 200
+"""How many characters of a ``session`` argument an error quotes."""
+
 _UNEXPANDED = re.compile(r"\$\{[^}]*\}")
 """A ``${…}`` template a host passed on without expanding it (Cursor's headless agent
 scopes pass ``${workspaceFolder}`` literally)."""
@@ -189,10 +192,16 @@ def _size_and_time(path: Path) -> tuple[int, int]:
     return st.st_size, st.st_mtime_ns
 
 
+def _shown(value: str) -> str:
+    """A ``session`` argument as an error quotes it: its first :data:`ARGUMENT_SHOWN`
+    characters, so that a long argument does not fill the model's context or the log."""
+    return clip(value, ARGUMENT_SHOWN)
+
+
 def _refused(value: str, folders: Sequence[Path]) -> RefusedPathError:
     places = ", ".join(str(folder) for folder in folders)
     return RefusedPathError(
-        f"session {clip(value, 200)!r} refused: over MCP, session is a session id or a "
+        f"session {_shown(value)!r} refused: over MCP, session is a session id or a "
         f"session file under a session folder ({places}); add a folder to sessionFolders in "
         "~/.driftclirc or the project's .driftcli to allow more"
     )
@@ -238,16 +247,16 @@ def _argument(value: str, folders: Sequence[Path] | None) -> ResolvedSession:
         if owner is not None:
             return ResolvedSession(path, owner, "argument")
         if path.is_dir():
-            raise SessionNotFoundError(f"{path} is a folder, not a session file")
+            raise SessionNotFoundError(f"{_shown(str(path))} is a folder, not a session file")
         if not path.is_file():
-            raise SessionNotFoundError(f"session file {path} does not exist")
+            raise SessionNotFoundError(f"session file {_shown(str(path))} does not exist")
         return ResolvedSession(path, None, "argument")
     found = list(_candidates_by_id(value))
     if folders is not None:
         found = [(path, cli) for path, cli in found if discovery.in_session_place(path, folders)]
     if not found:
         places = ", ".join(str(place) for place in discovery.id_places())
-        raise SessionNotFoundError(f"no session named after {value!r} under {places}")
+        raise SessionNotFoundError(f"no session named after {_shown(value)!r} under {places}")
     # A Gemini resume writes a small stub first: prefer the largest file, then the newest.
     path, cli = max(found, key=lambda item: _size_and_time(item[0]))
     return ResolvedSession(path, cli, "argument")

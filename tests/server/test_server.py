@@ -742,6 +742,17 @@ async def test_a_path_that_climbs_out_of_a_session_folder_is_refused(
         assert "PRIVATE-NOTE" not in text
 
 
+@pytest.mark.parametrize(
+    "long", ["x" * 5000, "/" + "a/" * 2500, "~/.claude/projects/" + "b" * 5000]
+)
+async def test_a_long_session_argument_is_quoted_in_its_error_only_in_part(
+    client: Client, long: str
+) -> None:
+    for text in await _refusals(client, long):
+        assert len(text) < 1_500
+        assert long not in text
+
+
 async def test_a_symlink_in_a_session_folder_to_a_file_outside_is_refused(
     client: Client, tmp_path: Path, isolated_home: Path
 ) -> None:
