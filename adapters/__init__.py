@@ -15,6 +15,8 @@ adapter for a path. Nothing outside ``adapters/`` knows a source's layout or rec
 from __future__ import annotations
 
 import dataclasses
+import os
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -41,6 +43,7 @@ __all__ = [
     "get_adapter",
     "is_session_name",
     "locator_adapter",
+    "not_a_session_file",
     "parse_session",
     "resolve_cli",
     "session_id_from_path",
@@ -216,9 +219,28 @@ def adapter_for(path: Path, cli: str | None = None) -> Adapter:
     if located is not None:
         return located
     if not path.is_file():
-        what = "a directory, not a session file" if path.is_dir() else "not found"
-        raise SessionFormatError(f"{path}: {what}")
+        raise not_a_session_file(path)
     return get_adapter(resolve_cli(path, cli))
+
+
+def not_a_session_file(path: Path) -> SessionFormatError:
+    """The error for a path that names no regular file, saying what it is instead: missing,
+    a directory, a device, pipe or socket (``/dev/null``), or a path the system will not
+    look at (its reason)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        what = "not found"
+    except OSError as exc:
+        what = f"cannot be looked at: {exc.strerror or exc}"
+    else:
+        if stat.S_ISDIR(mode):
+            what = "a directory, not a session file"
+        elif stat.S_ISREG(mode):
+            what = "changed while it was looked at; try again"  # it appeared just now
+        else:
+            what = "a device, pipe or socket, not a session file"
+    return SessionFormatError(f"{path}: {what}")
 
 
 def parse_session(path: Path, cli: str | None = None) -> Session:

@@ -77,7 +77,7 @@ class Adapter(ABC):
     def session_folders(self) -> list[Path]:
         """The folders holding this source's session files and nothing else of the
         user's, read from the environment now (may not exist). Over MCP a ``session``
-        argument may name files under these only (issue #9 item 2)."""
+        argument may name files under these only."""
 
     def holds(self, path: Path) -> bool:
         """Whether ``path`` is a session of this source where it keeps them: by default,

@@ -1,5 +1,5 @@
 """Decoding session lines with msgspec's C decoder, with exactly the outcome of the
-standard library's (issue #10).
+standard library's.
 
 :func:`driftguard.adapters._common.load_record` (``json.loads`` plus the depth limit) is the
 reference: for every line, :func:`load_object` returns an equal value or ``None`` exactly

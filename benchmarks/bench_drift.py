@@ -1,5 +1,5 @@
 """Time ``get_drift`` end to end beside the earlier tool, through the real MCP client over
-stdio (docs/design.md §9, issue #10). Not a unit test.
+stdio (docs/design.md §9). Not a unit test.
 
 Usage::
 
@@ -64,7 +64,7 @@ peer's column and its commands are printed beside driftguard's.
 
 Each session lies in Claude Code's session folder of the scenario's scratch home
 (``<home>/.claude/projects/-bench/<session-id>.jsonl``): over MCP driftguard reads session
-files only there (issue #9 item 2), and the peer finds it there by its id. driftguard is
+files only there, and the peer finds it there by its id. driftguard is
 passed the path (``session=<path>``), so discovery is not timed. Times are wall clock
 (``time.perf_counter``) as the client sees them, JSON-RPC round trip included.
 """
@@ -438,8 +438,8 @@ def report(
     commands: dict[tuple[float, str], list[CommandRun]],
     baseline_commands: dict[tuple[float, str], list[CommandRun]] | None = None,
 ) -> None:
-    """Print every figure of issue #10, per shape and size, with the ratio driftguard / peer;
-    then the command's."""
+    """Print every figure of docs/design.md §9, per shape and size, with the ratio
+    driftguard / peer; then the command's."""
     ours, peer = tools[0], (tools[1] if len(tools) > 1 else None)
 
     def fig(tool: Tool | None, size: float, shape: str, scenario: str, what: str) -> float | None:

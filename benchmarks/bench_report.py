@@ -1,4 +1,4 @@
-"""Time ``driftguard report`` as a whole process (issue #13 item 5: < 3 s for 45 MB). Not a
+"""Time ``driftguard report`` as a whole process (< 3 s for 45 MB). Not a
 unit test.
 
 Usage: ``python benchmarks/bench_report.py [--megabytes 1 10 45] [--runs 5] [--keep DIR]``

@@ -1,4 +1,4 @@
-"""Time the live-feedback commands as whole processes (issue #5). Not a unit test.
+"""Time the live-feedback commands as whole processes. Not a unit test.
 
 Usage: ``python benchmarks/bench_statusline.py [--runs 20] [--megabytes 45] [--keep DIR]``
 

@@ -182,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         Measures,
         factor_points,
     )
-    from driftguard.scoring.composite import combine
+    from driftguard.scoring.means import combine
 
     with validity.isolated_home() as home:
         items = load(args.validation, home)

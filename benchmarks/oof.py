@@ -355,7 +355,7 @@ def points(item: Item, fit: Fit, calibration: Any = None) -> dict[str, float | N
 
 
 def composite(item: Item, fit: Fit) -> float:
-    from driftguard.scoring.composite import combine
+    from driftguard.scoring.means import combine
 
     cal = fit.calibration
     return combine(fit.weights, points(item, fit), cal.form, cal.power)
@@ -410,7 +410,7 @@ def _within_point(tasks: Sequence[str], labels: Sequence[bool], values: Sequence
 
 
 def musts(figs: Mapping[str, SetFigures]) -> list[bool]:
-    """Issue #20's musts on the sets present (rule v3 §7.1)."""
+    """The calibration's musts (rule v3 §7.1) on the sets present."""
     out = []
     if "D1" in figs:
         out += [figs["D1"].auc >= 0.70, figs["D1"].hits >= MIN_HITS]
@@ -555,7 +555,7 @@ def final_fit(items: Sequence[Item], resamples: int) -> tuple[Fit, tuple[float, 
 def calibrated_composite(item: Item, fit: Fit, others: Sequence[Item], n_min: int) -> float | None:
     """The run's composite on the personal calibration of ``others`` (labels unused), or
     ``None`` when they are too few (the run then stays cold)."""
-    from driftguard.scoring.composite import combine
+    from driftguard.scoring.means import combine
     from driftguard.scoring.personal import Reference, personal_for, remap
 
     reference = Reference(
@@ -864,7 +864,7 @@ def run(
         "\n*the shipped v2 default as `driftguard score` scores it: in-sample on D1–D3 (its "
         "constants were chosen on them), out of sample on T1–T3 (never used to choose it).\n"
     )
-    print("Musts and stretch targets of issue #20, out of fold:")
+    print("Musts and stretch targets (rule v3 §7.1), out of fold:")
     print("\n".join(oof_musts(items, outcome.composite)))
     print(f"\n(out-of-fold estimates in {time.perf_counter() - started:.0f} s)\n")
     if signals:

@@ -70,19 +70,12 @@ _LAZY = {
 }
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("driftguard-mcp")
-    except PackageNotFoundError:  # a source tree that was never installed
-        return "unknown"
-
-
 def __getattr__(name: str) -> Any:
     """Load a public name on first use and keep it in the module."""
     if name == "__version__":
-        value: Any = _version()
+        from driftguard._version import package_version
+
+        value: Any = package_version()
     elif name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
     else:

@@ -38,7 +38,7 @@ How the result is put together:
   nominal window of a model driftguard cannot know (a proxy, a custom model); it beats the
   window the host reported and the one read from the file, and the usable window is derived
   from it by the host's rule (:mod:`driftguard.engine.window`).
-- ``calibration`` (issue #20): project > global > ``"auto"``. ``"auto"``: the user's own
+- ``calibration``: project > global > ``"auto"``. ``"auto"``: the user's own
   calibration (``driftguard calibrate`` writes it to ``~/.driftcli/calibration.json``) once
   its host and model family has enough sessions; ``"off"``: the default scales always; any
   other string: that calibration file (``~`` expanded, a relative path taken relative to the
@@ -49,7 +49,7 @@ How the result is put together:
   with a warning.
 - ``sessionFolders``: the global file's folders, then the project's (both count). Over MCP,
   a ``session`` argument naming a file must lie under the hosts' own session folders or
-  under one of these (issue #9 item 2; :mod:`driftguard.sessions.resolve`). ``~`` is expanded; a
+  under one of these (:mod:`driftguard.sessions.resolve`). ``~`` is expanded; a
   relative folder is taken relative to the folder of the file that names it.
 
 Every value in every file found is checked, even one a higher level overrides. Errors are
@@ -171,7 +171,7 @@ class Config:
         reinject: ``reinject``: after a compaction, the hooks give the model back the rules,
             errors and files the compaction's summary dropped (default ``True``).
         calibration: ``"auto"``, ``"off"`` or the absolute path of a calibration file
-            (issue #20; :mod:`driftguard.engine.calibration`).
+            (:mod:`driftguard.engine.calibration`).
     """
 
     preset: str
@@ -341,7 +341,7 @@ def _trusted_folders(
     The global file's count whole: the user wrote them. A project's ``.driftcli`` came
     with the project — a cloned repository may carry one — so its folders count only
     inside the project: a repository cannot widen what the model may read through MCP
-    (a newcomer's review of issue #9 item 2: ``["/"]`` in a cloned repo's ``.driftcli``).
+    (``["/"]`` in a cloned repo's ``.driftcli`` must not open the whole disk).
     """
     folders: list[Path] = []
     warnings: list[str] = []

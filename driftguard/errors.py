@@ -123,7 +123,7 @@ class UnknownNameError(DriftguardError):
 
 
 class RefusedPathError(DriftguardError):
-    """A path driftguard refuses to read or write (issue #9 items 1 and 2): over MCP, a
+    """A path driftguard refuses to read or write: over MCP, a
     session file outside the session folders; a handoff file reached through a symlink
     below the project folder. The message states the rule, never the file's content."""
 

@@ -61,8 +61,8 @@ equal times the one listed first wins). The adapter registry holds one adapter p
 Scoring = Literal["seed", "calibrated"]
 SCORINGS: tuple[Scoring, ...] = get_args(Scoring)
 """The scorings a preset can name (``scoring = "…"`` in its TOML file): ``"seed"``, design
-§5.3–5.4 as first written, and ``"calibrated"``, the scales the labelled runs set (issue #8,
-``benchmarks/VALIDITY.md``)."""
+§5.3–5.4 as first written, and ``"calibrated"``, the scales the labelled runs set
+(``benchmarks/VALIDITY.md``)."""
 
 WARN_THRESHOLDS: dict[Scoring, int] = {"seed": 60, "calibrated": 61}
 """The default ``warnThreshold`` of each scoring: the seed's 60 (docs/design.md §5.4), and the
@@ -71,12 +71,12 @@ so that the handoff is suggested whenever the state is drifting or polluted."""
 
 Audience = Literal["cli", "mcp"]
 AUDIENCES: tuple[Audience, ...] = get_args(Audience)
-"""Who reads a text report (issue #11): ``"cli"``, someone at a terminal, told to run
+"""Who reads a text report: ``"cli"``, someone at a terminal, told to run
 ``driftguard`` commands; ``"mcp"``, the model in a session, told to call the tools."""
 
 GoalSource = Literal["given", "remembered"]
 GOAL_SOURCES: tuple[GoalSource, ...] = get_args(GoalSource)
-"""Where the goal of a score came from (issue #11): ``"given"`` with this call (the
+"""Where the goal of a score came from: ``"given"`` with this call (the
 ``--goal`` flag, ``get_drift``'s ``goal``), or ``"remembered"`` from an earlier call that
 kept it for the session (``~/.driftcli/sessions/``)."""
 
@@ -187,8 +187,8 @@ class ParsedMessage:
 
 @dataclass(frozen=True, slots=True)
 class CompactionRecord:
-    """One compaction of a session and a small digest of what it dropped (issue #13 item
-    3): the compaction ledger's entry, built by the adapter while the messages before the
+    """One compaction of a session and a small digest of what it dropped: the
+    compaction ledger's entry, built by the adapter while the messages before the
     compaction are at hand (:class:`driftguard.compaction.ledger.LedgerBuilder`).
 
     "Dropped" means present in the messages the model remembered before the compaction,
@@ -305,7 +305,7 @@ class Session:
 
 @dataclass(frozen=True, slots=True)
 class GoalUse:
-    """The goal a score used for goal distance, and where it came from (issue #11).
+    """The goal a score used for goal distance, and where it came from.
 
     Attributes:
         text: the goal after the secret gate (what was scored, stored and shown).
@@ -330,7 +330,7 @@ session it was copied from."""
 
 @dataclass(frozen=True, slots=True)
 class Recording:
-    """Whether a score went into the session's history, and why not (issue #11).
+    """Whether a score went into the session's history, and why not.
 
     Attributes:
         recorded: a snapshot was appended to the session's history.
@@ -344,13 +344,13 @@ class Recording:
 
 
 CalibrationKind = Literal["none", "personal"]
-"""Which scales a score used (issue #20): the default ones, or the user's own
+"""Which scales a score used: the default ones, or the user's own
 (:mod:`driftguard.scoring.personal`)."""
 
 
 @dataclass(frozen=True, slots=True)
 class CalibrationUse:
-    """The calibration a score used, and why not a personal one (issue #20).
+    """The calibration a score used, and why not a personal one.
 
     Attributes:
         kind: ``"personal"`` (the user's own sessions set the scales and state lines) or

@@ -59,12 +59,12 @@ def pointers_dir() -> Path:
 
 
 def reports_dir() -> Path:
-    """The pages ``driftguard report`` writes when not told where (issue #13)."""
+    """The pages ``driftguard report`` writes when not told where."""
     return state_dir() / "reports"
 
 
 def calibration_path() -> Path:
-    """What ``driftguard calibrate`` learnt from the user's sessions (issue #20), read by
+    """What ``driftguard calibrate`` learnt from the user's sessions, read by
     every score while the config's ``calibration`` is ``auto``."""
     return state_dir() / "calibration.json"
 

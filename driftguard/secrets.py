@@ -10,7 +10,7 @@ file path, an error line) and returns a :class:`GatedText`:
 - an excerpt that **holds credential-file contents** is dropped whole (``text`` is
   ``None``) and ``dropped_reason`` says what it looked like.
 
-Rules (issue #3 item 2 and its review, issue #9 item 3), in priority order — when two rules find
+Rules, in priority order — when two rules find
 the same span the earlier one names it (``Authorization: Bearer eyJ…`` is a ``jwt``):
 
 ============================ ==================== ====================================
@@ -98,7 +98,7 @@ included), or unquoted (up to a blank, quote, ``;``, ``&``, ``|`` or backtick); 
 ``--password-file path``, ``POSTGRES_PASSWORD_FILE=…``, ``PasswordAuthentication=no``),
 and the shell's ``PWD``/``OLDPWD``.
 
-``password-prose`` (issue #9 item 3): the word ``password``, ``passphrase`` or
+``password-prose``: the word ``password``, ``passphrase`` or
 ``passwd``, perhaps ``for``/``of``/``on`` one more word (``the password for staging``), then
 ``:`` or ``is``/``was``/``to``/``be``/``set to``/``is now``/``is still``, then the value:
 a quoted one (``"…"``, ``'…'``, backticks) whatever it holds, placeholders excepted; a bare
@@ -228,7 +228,7 @@ on gated text (redaction only shortens lines and never writes a section line, a
 BEGIN/END line or ``NAME=``; a kept excerpt with enough dotenv lines had no value a rule
 catches), so gating gated text changes nothing and reports no redactions.
 
-Pure functions, no I/O. Design reference: issue #3 item 2, docs/design.md §6 (``get_handoff``).
+Pure functions, no I/O. Design reference: docs/design.md §6 (``get_handoff``).
 """
 
 from __future__ import annotations
@@ -260,9 +260,9 @@ __all__ = [
 ]
 
 ENTROPY_MIN_LENGTH = 24
-"""Characters a value needs before it can count as high-entropy (issue #3)."""
+"""Characters a value needs before it can count as high-entropy."""
 ENTROPY_MIN_BITS = 4.0
-"""Shannon entropy a value must exceed, in bits per character (issue #3)."""
+"""Shannon entropy a value must exceed, in bits per character."""
 DOTENV_SECRET_LINES = 2
 """Dotenv lines with secret-ish names from which an excerpt counts as a ``.env`` dump."""
 DOTENV_MIN_LINES = 3
@@ -337,7 +337,7 @@ _ENTROPY_VALUE = re.compile(r"[A-Za-z0-9+/=_-]+")
 
 
 def is_high_entropy(value: str) -> bool:
-    """Issue #3's "high-entropy" value: ≥ 24 characters, all from ``[A-Za-z0-9+/=_-]``,
+    """A "high-entropy" value: ≥ 24 characters, all from ``[A-Za-z0-9+/=_-]``,
     Shannon entropy > 4.0 bits per character, and neither a UUID nor pure hex (digests,
     commit hashes and ids are not secrets)."""
     return (
@@ -1232,7 +1232,7 @@ _RULES: tuple[_Rule, ...] = (
         _secret_assignment,
     ),
     # A password written in prose: "my password is Hunter-42-Correct-Horse", "the db
-    # password for staging was `x`", "set the passphrase to …" (issue #9 item 3). Quoted
+    # password for staging was `x`", "set the passphrase to …". Quoted
     # values count whatever they hold; a bare word counts when it looks made up (see
     # _looks_like_a_password), so "the password is stored in the vault" stays.
     _Rule(

@@ -6,7 +6,7 @@ A preset is one TOML file in this package, installed as package data
 The file's stem is the preset's name::
 
     description = "One line: what the preset is for."
-    scoring = "calibrated"    # optional: "calibrated" (the default, issue #8) or "seed"
+    scoring = "calibrated"    # optional: "calibrated" (the default) or "seed"
 
     [weights]                 # exactly the six JSON factor names, driftguard.model.FACTOR_NAMES
     context_saturation = 0.37

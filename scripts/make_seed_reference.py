@@ -1,7 +1,7 @@
 """Record what the seed engine said about every corpus session and the demo.
 
-Usage (with driftguard 0.1.0 — main @ 03ab330, the engine before issue #8 — installed in
-the running Python)::
+Usage (with driftguard 0.1.0 — main @ 03ab330, the engine before the calibrated scoring —
+installed in the running Python)::
 
     python scripts/make_seed_reference.py ../shared/corpus > tests/fixtures/seed_reference.json
 

@@ -1,5 +1,5 @@
 """Dump ``driftguard score FILE --json`` for every corpus file and the demo, or compare two
-dumps byte for byte: the check that a change to speed changes no result (issue #10).
+dumps byte for byte: the check that a change to speed changes no result.
 
 Usage::
 

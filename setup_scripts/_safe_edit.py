@@ -366,7 +366,7 @@ def write_backup(path: Path, data: bytes, mode: int) -> Path:
     """Write ``data`` to ``<path>.driftguard-backup-<UTC time>`` (``-2``, ``-3`` … when
     that name is taken) with permission bits ``mode``; returns the backup's path.
 
-    Complete or absent (issue #9 item 5): the bytes go to a temporary file in the same
+    Complete or absent: the bytes go to a temporary file in the same
     folder first (:func:`driftguard._fileio.complete_temporary`), which is flushed and
     fsync-ed and only then linked under the backup's name
     (:func:`driftguard._fileio.link_new`: never replaces an existing backup). A full disk,

@@ -158,7 +158,7 @@ def write_project_session(
 ) -> Path:
     """:func:`write_claude_session` for ``project``, where Claude Code keeps it: in the
     project's folder under ``home/.claude/projects`` (a session folder: its scores are
-    recorded, issue #11)."""
+    recorded)."""
     from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 
     folder = home / ".claude" / "projects" / claude_project_dir_name(str(project))

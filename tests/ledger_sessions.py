@@ -1,4 +1,4 @@
-"""Synthetic sessions for the compaction ledger (issue #13 item 3), one story told in the
+"""Synthetic sessions for the compaction ledger, one story told in the
 on-disk format of each CLI, every word our own.
 
 The story (:func:`story`): the person asks for a ``--dry-run`` flag and states two rules

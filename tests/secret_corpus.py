@@ -1,5 +1,5 @@
-"""A corpus of credential kinds and near misses, for measuring secret detectors (issue #9
-item 3): the secret gate's own rules and the detect-secrets library.
+"""A corpus of credential kinds and near misses, for measuring secret detectors:
+the secret gate's own rules and the detect-secrets library.
 
 Every value is synthetic: built at import time from a seeded generator in the shape the
 issuer documents (prefix, length, alphabet), so the file holds no key-shaped literal and
@@ -251,7 +251,7 @@ def _kinds() -> list[Kind]:
             f'{{"user": "admin", "password": "{json_password}"}}',
             (json_password,),
         ),
-        # kinds a newcomer's review found leaking (main @ 1bab70c), added with the rules
+        # kinds that leaked from main @ 1bab70c, added with the rules that catch them
         Kind(
             "password-for-the-account-prose",
             f"The password for the admin account is '{prose_account}'. Keep it safe.",

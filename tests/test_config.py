@@ -574,7 +574,7 @@ def test_a_projects_session_folders_count_only_inside_the_project(
 
 
 def test_calibration_is_auto_off_or_a_file_relative_to_the_config(tmp_path: Path) -> None:
-    """Issue #20: ``calibration`` names the user's calibration; project beats global."""
+    """``calibration`` names the user's calibration; project beats global."""
     project = tmp_path / "proj"
     project.mkdir()
     assert load_config(project).calibration == "auto"

@@ -1,6 +1,5 @@
 """Cursor as a host: under ``cursor-vscode`` the server scores the project's own newest
-composer chat, and the command line reads Cursor's chats with ``--cli cursor`` (issue
-#12 step 2).
+composer chat, and the command line reads Cursor's chats with ``--cli cursor``.
 
 Every Cursor home here is built as a new user's would be: Cursor's default Linux folder
 under the private HOME (no override), SQLite databases in the documented schema with our

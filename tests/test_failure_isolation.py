@@ -1,4 +1,4 @@
-"""State that cannot be read or written costs a warning, never the score (issue #9 item 4).
+"""State that cannot be read or written costs a warning, never the score.
 
 History, the stored goal, the status-line cache and the hooks' pointer files live in
 ``~/.driftcli``; when one of them cannot be read or written — ``history`` is a file, a

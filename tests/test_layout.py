@@ -1,4 +1,4 @@
-"""No module outside ``adapters/`` knows a session source's layout or records (issue #12):
+"""No module outside ``adapters/`` knows a session source's layout or records:
 where a CLI keeps its sessions, the variables that move them, the names of its records
 and fields, and where it compacts are its adapter's to know. The rest of driftguard asks
 the registry (``driftguard.adapters``). ``setup_scripts/`` keeps its knowledge of the
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -214,6 +215,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
         "_fileio",
         "_process",
         "_values",
+        "_version",
         "terminal",
         "secrets",
         "text",
@@ -332,3 +334,19 @@ def test_the_layer_check_sees_an_import_that_looks_up() -> None:
     tree_imports = _imported_modules(engine_file)
     assert all(_wing(name) != "cli" for name in tree_imports)
     assert _FLOOR_OF["cli"] > _FLOOR_OF["engine"] > _FLOOR_OF["store"] > _FLOOR_OF["scoring"]
+
+
+def test_every_package_folder_of_the_source_is_listed_for_the_wheel() -> None:
+    # setuptools builds only the packages pyproject names: a wing folder left out is
+    # missing from the wheel while every test of the source tree still passes.
+    with (REPO_ROOT / "pyproject.toml").open("rb") as file:
+        setuptools = tomllib.load(file)["tool"]["setuptools"]
+    listed = set(setuptools["packages"])
+    folders = {
+        _installed_name(init.parent / "__init__.py").removesuffix(".__init__")
+        for folder in _FOLDERS.values()
+        for init in (REPO_ROOT / folder).rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
+    assert folders - listed == set(), "add these to [tool.setuptools] packages"
+    assert listed - folders - set(setuptools["package-dir"]) == set()

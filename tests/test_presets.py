@@ -1,4 +1,4 @@
-"""The shipped presets and their loader (docs/design.md §5.4, issue #8)."""
+"""The shipped presets and their loader (docs/design.md §5.4)."""
 
 from __future__ import annotations
 

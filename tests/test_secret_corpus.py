@@ -1,4 +1,4 @@
-"""The secret gate against a corpus of credential kinds and near misses (issue #9 item 3).
+"""The secret gate against a corpus of credential kinds and near misses.
 
 Two detectors are measured on :mod:`secret_corpus` — the gate's own rules
 (:func:`driftguard.secrets.gate`) and the detect-secrets library (Yelp, the
@@ -125,7 +125,7 @@ def test_the_corpus_holds_at_least_thirty_kinds_and_their_near_misses() -> None:
 
 def test_the_own_rules_catch_every_kind_with_no_false_redaction_and_the_table_says_so() -> None:
     catches, false = comparison()
-    print(comparison_table())  # shown with -rP; the report of issue #9 item 3
+    print(comparison_table())  # shown with -rP: the detectors side by side
     leaked = [name for name, hit in catches["own rules"].items() if not hit]
     falsely = [name for name, hit in false["own rules"].items() if hit]
     assert leaked == []

@@ -1,4 +1,4 @@
-"""The secret gate (issue #3 item 2): each rule's positives and near misses, markers and
+"""The secret gate: each rule's positives and near misses, markers and
 digests, whole-excerpt drops, idempotence, and a property over random prose.
 
 Every secret here is synthetic: built at run time from a seeded generator, so the file

@@ -1,7 +1,7 @@
-"""The preset ``seed`` reproduces the engine before issue #8 exactly (docs/design.md §5 as first
+"""The preset ``seed`` reproduces driftguard 0.1's engine exactly (docs/design.md §5 as first
 written): on every corpus session and on the demo, without and with a goal, the same score,
 state, unrounded composite and factors, weights (unrounded in the report; 4 decimals in the
-JSON since issue #11), messages and handoff suggestion.
+JSON), messages and handoff suggestion.
 
 The reference numbers were recorded by ``scripts/make_seed_reference.py`` with driftguard
 0.1.0 (main @ 03ab330) installed; they hold no text of the corpus.
@@ -84,7 +84,7 @@ def test_the_seed_preset_gives_the_numbers_the_engine_before_issue_8_gave(
     for key in ("score", "state", "factors", "messages", "handoff_suggested"):
         assert payload[key] == expected[key], key
     # The reference holds the weights as 0.1 printed them (unrounded); the report keeps them
-    # so, and the JSON shows them to 4 decimals (issue #11).
+    # so, and the JSON shows them to 4 decimals.
     assert {name: report.weights.get(name, 0.0) for name in expected["weights"]} == expected[
         "weights"
     ]

@@ -1,4 +1,4 @@
-"""Text printed on a terminal cannot drive it (a newcomer's review of main @ 1bab70c)."""
+"""Text printed on a terminal cannot drive it."""
 
 from __future__ import annotations
 

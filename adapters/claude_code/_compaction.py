@@ -1,4 +1,4 @@
-"""Where Claude Code compacts: its usable window (issue #8), read from Claude Code 2.1.197
+"""Where Claude Code compacts: its usable window, read from Claude Code 2.1.197
 (the bundled ``cli`` JS inside the npm package's binary).
 
 - the auto-compact window is the model's window, lowered by

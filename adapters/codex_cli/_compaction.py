@@ -1,4 +1,4 @@
-"""Where Codex compacts: its usable window (issue #8), read from Codex 0.171.0
+"""Where Codex compacts: its usable window, read from Codex 0.171.0
 (``codex-rs`` model info and ``session/context_window.rs``).
 
 The window a rollout reports (``model_context_window``) is already 95 % of the model's;

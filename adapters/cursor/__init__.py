@@ -1,4 +1,4 @@
-"""Cursor's composer chats → :class:`~driftguard.model.Session` (issue #12 step 2).
+"""Cursor's composer chats → :class:`~driftguard.model.Session`.
 
 Cursor (the editor) keeps its chats ("composers") in SQLite databases under its ``User``
 folder (:func:`user_dir`; ``$DRIFTGUARD_CURSOR_USER_DIR`` overrides it):

@@ -1,4 +1,4 @@
-"""Where Cursor summarises a composer chat: its usable window (issue #8).
+"""Where Cursor summarises a composer chat: its usable window.
 
 Cursor summarises the older messages when a conversation reaches the model's context
 window (docs.cursor.com/agent/chat/summarization; a Cursor staff answer on

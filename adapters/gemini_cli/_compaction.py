@@ -1,4 +1,4 @@
-"""Where Gemini CLI compresses: its usable window (issue #8), read from Gemini CLI 0.61.0
+"""Where Gemini CLI compresses: its usable window, read from Gemini CLI 0.61.0
 (``chatCompressionService``).
 
 It compresses when the last prompt holds ``model.compressionThreshold × tokenLimit(model)``

@@ -97,7 +97,7 @@ Skipped and counted (``Session.skipped_lines``)
     ``type``, and elements of a ``messages`` list that are not message records. Blank lines
     are ignored. In a legacy ``.json``, a message nested deeper than ``MAX_JSON_DEPTH``
     is skipped and counted like such a line (the file is then read member by member,
-    :func:`legacy_document_by_member`; issue #9 item 7). A legacy ``.json`` that does not
+    :func:`legacy_document_by_member`). A legacy ``.json`` that does not
     parse as a whole (after two quick retries: the CLI rewrites it in place, docs/formats.md
     §B.8), or whose object or ``messages`` list itself cannot be delimited, raises
     :class:`~driftguard.errors.SessionFormatError` naming the file.
@@ -830,9 +830,8 @@ def _user_entry(record: dict[str, Any]) -> _Entry:
 def legacy_document_by_member(data: bytes) -> dict[str, Any] | None:
     """A legacy single-object session decoded member by member, and its ``messages`` list
     element by element, for a file that does not decode whole because some value in it is
-    nested deeper than :data:`~driftguard.adapters._common.MAX_JSON_DEPTH` (issue #9
-    item 7: one bad message must not make the whole session unreadable, as one bad line of
-    a ``.jsonl`` does not).
+    nested deeper than :data:`~driftguard.adapters._common.MAX_JSON_DEPTH` (one bad message
+    must not make the whole session unreadable, as one bad line of a ``.jsonl`` does not).
 
     A message that does not decode becomes ``None`` (not a message record: the replay
     skips it and counts it in ``skipped_lines``); another member that does not decode is

@@ -1,4 +1,4 @@
-"""How much room is left before the host compacts, in tokens and in turns (issue #13).
+"""How much room is left before the host compacts, in tokens and in turns.
 
 The tokens are the usable window (:mod:`driftguard.engine.window`) minus the context now. The
 turns are an estimate from the session's own recent turns: a **turn** is everything from a

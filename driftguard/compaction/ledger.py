@@ -1,4 +1,4 @@
-"""The compaction ledger (issue #13 item 3): per compaction, a small digest of what it
+"""The compaction ledger: per compaction, a small digest of what it
 dropped — the files edited, the user's explicit constraints and the last errors that the
 summary did not keep — told without a model, from the transcript. Also the transcript
 facts the handoff shares with it (error lines, which tool results failed unfixed, paths
@@ -261,7 +261,7 @@ def latest_errors(
     """The latest ``limit`` distinct descriptions of failed tool results, oldest first.
 
     A failed result is one the CLI marked ``is_error``. It is left out when a later run
-    of the same action succeeded (issue #11: it was fixed) — the same shell command, an
+    of the same action succeeded (it was fixed) — the same shell command, an
     edit of the same file, or the same tool with the same arguments. ``describe`` turns a
     result's text into its line (both gate the text first; the handoff cuts the line
     short), or ``None`` to pass the result over (the handoff's gate withheld it); each line is

@@ -1,4 +1,4 @@
-"""Calibration on the user's own sessions (issue #20): learning it
+"""Calibration on the user's own sessions: learning it
 (``driftguard calibrate``: :func:`learn`) and choosing the one a score uses
 (:func:`calibration_for`).
 

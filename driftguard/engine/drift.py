@@ -103,7 +103,7 @@ class DriftOutcome:
         input_files: the files besides the transcript the score was made with
             (:func:`score_inputs`).
         inputs: :func:`~driftguard.store.livecache.inputs_digest` of ``input_files``, taken
-            before they were read (the status-line cache keeps both: newcomer's review B5).
+            before they were read (the status-line cache keeps both).
     """
 
     report: DriftReport
@@ -118,13 +118,13 @@ class DriftOutcome:
         """The report as ``driftguard score --json`` prints it and ``get_drift`` returns it
         as structured content (without the MCP's ``text`` and ``notes``): the docs/design.md §5.5
         object (:func:`~driftguard.render.text.to_json_dict`) with the goal and
-        recording fields of issue #11."""
+        recording fields."""
         return {**to_json_dict(self.report), **outcome_json_fields(self.goal_use, self.recording)}
 
     def to_text(self, audience: Audience) -> str:
         """The text report for ``audience`` (``"cli"``: someone at a terminal, ``"mcp"``: a
         model): recommendation, factor bars, score line, handoff hint, goal line, session
-        line, and what the last compaction dropped (issue #13) when there was one."""
+        line, and what the last compaction dropped when there was one."""
         return "\n".join(
             [
                 render_text(self.report, audience=audience),
@@ -141,7 +141,7 @@ class DriftOutcome:
 
 def gated_goal(goal: str | None) -> str | None:
     """``goal`` after the secret gate, stripped; ``None`` when there is none or the gate
-    withholds it whole (issue #9 item 3: a goal is echoed in ``get_drift``'s reply and
+    withholds it whole (a goal is echoed in ``get_drift``'s reply and
     stored in ``~/.driftcli/sessions/``, so only its gated text may be either). A goal
     with a secret redacted still scores, against its ``[REDACTED:…]`` text."""
     if goal is None:
@@ -219,7 +219,7 @@ def is_own_file(session: Session) -> bool:
     """Whether the session's file is *the* file of its session id, the one its source
     keeps for that id (:meth:`Adapter.is_session_file_of
     <driftguard.adapters._base.Adapter.is_session_file_of>`): not a subagent's transcript
-    carrying its parent's id, nor a copy elsewhere (newcomer's review B6)."""
+    carrying its parent's id, nor a copy elsewhere."""
     return bool(session.session_id) and get_adapter(session.cli).is_session_file_of(
         Path(session.path), session.session_id or ""
     )
@@ -239,7 +239,7 @@ def in_session_folder(session: Session, config: Config, more_folders: Sequence[P
     """Whether the session's file lies in a session folder (symlinks resolved): the hosts'
     own, or a locator of a source's store (:func:`driftguard.sessions.discovery.in_session_place`),
     the config's ``sessionFolders``, or ``more_folders``. Only such sessions have a history
-    and a remembered goal (issue #11)."""
+    and a remembered goal."""
     more = [*config.session_folders, *more_folders]
     return discovery.in_session_place(Path(session.path).absolute(), more)
 
@@ -248,7 +248,7 @@ def score_inputs(
     session: Session, project: Path | None, store: HistoryStore, *, key: str | None = None
 ) -> tuple[str, ...]:
     """The files besides the transcript whose content a score of ``session`` depends on:
-    the global config, the user's calibration (issue #20), the project's ``.driftcli`` (with
+    the global config, the user's calibration, the project's ``.driftcli`` (with
     a ``project``), the session's goal
     file in ``store`` (``key``: its history key, when already known) and the window the
     host reported for its id (:func:`~driftguard.store.livecache.host_path`) — each whether
@@ -294,7 +294,7 @@ def drift(
 ) -> DriftOutcome:
     """Score ``session`` with the project's config, its goal, and record it in its history.
 
-    **The goal** (issue #11). ``goal=None``: the goal remembered for the session, if any.
+    **The goal**. ``goal=None``: the goal remembered for the session, if any.
     A goal given now (non-blank) is scored; with ``keep_goal`` (``get_drift`` always,
     ``--keep-goal`` on the command line) it is also stored for later calls. A blank goal
     (``--goal ""``) scores without a goal; with ``keep_goal`` it forgets the stored one. A
@@ -312,7 +312,7 @@ def drift(
     force after this call (a given goal not kept, or a blank one while one is
     remembered). The outcome says which (:class:`~driftguard.model.Recording`).
 
-    The nominal context window, first found first (issue #8): ``context_window`` (the
+    The nominal context window, first found first: ``context_window`` (the
     ``--context-window`` flag) > the project's ``contextWindow`` > the global one > the
     window Claude Code's status line last reported for the session > the file and model
     name, or, for a model that may run with either of two windows and a file that does not
@@ -399,7 +399,7 @@ def series(
     more_folders: Sequence[Path] = (),
 ) -> Iterator[DriftReport]:
     """The report of each snapshot of one session, in order: its score after every turn
-    (:func:`driftguard.adapters.turn_snapshots`), for ``driftguard report`` (issue #13).
+    (:func:`driftguard.adapters.turn_snapshots`), for ``driftguard report``.
 
     Each snapshot is scored as :func:`drift` scores the session with the project's config
     and the remembered goal, without recording (the last report is ``drift(…,
@@ -651,7 +651,7 @@ def _choose_goal(
             return None, None
         if remembered is not None and given == remembered.text:
             # not written again: the write ends in an fsync whose wait grows with whatever
-            # else the disk has to flush (issue #10, measured: a warm get_drift with a goal
+            # else the disk has to flush (measured: a warm get_drift with a goal
             # right after a 150 MB session was written, 5.6 ms with the write, 4.0 without)
             return GoalUse(given, "given", kept=True, set_at=remembered.set_at), None
         store.save_goal(key, given)

@@ -1,6 +1,5 @@
 """The handoff: a prompt that makes the current model write ``handoff.md`` for a fresh
-session, pre-filled with facts read from the transcript (docs/design.md §6 ``get_handoff``,
-issue #3 item 2).
+session, pre-filled with facts read from the transcript (docs/design.md §6 ``get_handoff``).
 
 :func:`build_handoff` reads a parsed :class:`~driftguard.model.Session` and its
 :class:`~driftguard.scoring.DriftReport` and returns a :class:`Handoff`: the facts and
@@ -36,8 +35,8 @@ follows the last compaction, docs/design.md §5.1):
   ``Output:``), else the header. Real tool errors often open
   with log noise (a ``level=info`` line, a ``WARN`` banner, a bare file path), so the
   first line alone rarely says what failed. Each error is listed once, however often it
-  recurred, and an error is left out when a later run of the same action succeeded (issue
-  #11: it was fixed) — the same shell command, an edit of the same file, or the same tool
+  recurred, and an error is left out when a later run of the same action succeeded (it
+  was fixed) — the same shell command, an edit of the same file, or the same tool
   with the same arguments. A result is paired with its call by order within the response
   that made the calls (the files link them by id, which the parsed session does not keep).
   The rule is :func:`driftguard.compaction.ledger.latest_errors` and
@@ -270,8 +269,8 @@ def build_handoff(
     Args:
         session: the parsed session (its remembered messages are read).
         report: the session's drift report (score, state, factors).
-        saved_to: the file the draft is being saved to for the next session (issue #5
-            item 4); the prompt then asks the model to complete that file in place
+        saved_to: the file the draft is being saved to for the next session; the
+            prompt then asks the model to complete that file in place
             instead of writing ``handoff.md`` in the project root.
         hooked: driftguard's ``SessionStart`` hook is installed in Claude Code, so its next
             session is given a saved draft by itself (:func:`pickup`).
@@ -579,7 +578,7 @@ def _draft(facts: _Facts) -> list[str]:
 
 def _ledger_lines(ledger: LedgerView) -> list[str]:
     """What the last compaction dropped and what the earlier listed ones dropped (rules,
-    files, errors), as draft lines (issue #13 item 3): the model that writes the handoff
+    files, errors), as draft lines: the model that writes the handoff
     says which still hold."""
     sentences = (ledger.sentence(code=_code), ledger.earlier_sentence(code=_code))
     return [f"- {sentence}" for sentence in sentences if sentence]
@@ -691,7 +690,7 @@ def handoff_target(
         found_for_project: the session was found for ``projects[0]`` (a hook's pointer,
             ``CLAUDE_CODE_SESSION_ID``, the newest of the project), not named by the caller.
 
-    The rule (issue #9 item 1): a session that recorded a working directory belongs to the
+    The rule: a session that recorded a working directory belongs to the
     deepest project that is that folder or contains it; one that recorded none belongs to
     ``projects[0]`` when it was found for it, else to the project whose own session folder
     holds the file (:func:`driftguard.sessions.discovery.in_project_session_folder`). Otherwise it

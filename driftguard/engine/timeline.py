@@ -1,4 +1,4 @@
-"""A session's drift turn by turn, for ``driftguard report`` (issue #13 item 5).
+"""A session's drift turn by turn, for ``driftguard report``.
 
 :func:`session_timeline` reads a session once with its adapter's resumable parser
 (:func:`driftguard.adapters.turn_snapshots`), scores the session as it stood at the end of

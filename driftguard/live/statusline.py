@@ -1,4 +1,4 @@
-"""``driftguard statusline``: one short line for Claude Code's status line (issue #5 item 2).
+"""``driftguard statusline``: one short line for Claude Code's status line.
 
 Claude Code runs the status-line command after each assistant message (debounced 300 ms,
 and a still-running command is cancelled), with a JSON payload on stdin
@@ -13,15 +13,15 @@ and a still-running command is cancelled), with a JSON payload on stdin
   the hooks are not installed) the transcript named in the payload is scored on the spot
   when that fits in Claude Code's 300 ms (a file of at most :data:`ON_THE_SPOT_BYTES`, no
   remembered goal: see there for the measurement); otherwise the line says
-  ``drift – scored when this turn ends`` beside the context figure (issue #11). Only
+  ``drift – scored when this turn ends`` beside the context figure. Only
   without a transcript at all: ``drift – not scored yet``. The status line never writes
   the score it made: the stop hook stays the one writer of the cache. A cached score made
   with a goal, config or host window that has changed since
-  (:func:`driftguard.store.livecache.is_current`; newcomer's review B5) is treated the same way,
+  (:func:`driftguard.store.livecache.is_current`) is treated the same way,
   except that when the transcript is too large to score in time the cached score is kept
   until the turn ends; with a config that cannot be used it is kept and marked
-  ``config error: .driftcli`` (:func:`config_warning`; N1).
-- ``38k to compact (~6 turns)`` (issue #13): the tokens left before the host compacts —
+  ``config error: .driftcli`` (:func:`config_warning`).
+- ``38k to compact (~6 turns)``: the tokens left before the host compacts —
   the cached usable window (:mod:`driftguard.engine.window`) minus the payload's context
   (its ``current_usage`` tokens, else ``total_input_tokens``), else the cached context —
   and the turns they last at the recent turns' median growth (:mod:`driftguard.compaction.budget`);
@@ -35,7 +35,7 @@ and a still-running command is cancelled), with a JSON payload on stdin
   ``len`` length collapse, ``goal`` goal distance, ``unc`` uncertainty, ``hedge``
   confidence drift).
 - ``handoff suggested`` when the cached report suggested one (docs/design.md §5.4).
-- ``goal “import CSV…”``: the goal the score used, when one is remembered (issue #11).
+- ``goal “import CSV…”``: the goal the score used, when one is remembered.
 
 The host's ``context_window_size`` overrides driftguard's own window (docs/design.md §5.3): it is
 remembered (``<key>.host.json``) and the next stop hook scores with it.
@@ -86,7 +86,7 @@ ON_THE_SPOT_BYTES: Final = 15_000_000
 
 Measured as whole ``driftguard statusline`` processes with nothing cached
 (``python benchmarks/bench_statusline.py --spot-sizes 0.1,1,5,10,15,20 --runs 9``, this
-project's 2-core machine idle, Python 3.11, after issue #10's parser): median 144 ms at
+project's 2-core machine idle, Python 3.11, with the incremental parser): median 144 ms at
 0.1 MB, 150 ms at 1 MB, 172 ms at 5 MB, 200 ms at 10 MB, 228 ms (max 233) at 15 MB, 254 ms
 at 20 MB — about 140 ms of start-up and imports plus 5.7 ms per MB. Claude Code re-runs
 the status line at most every 300 ms while the session changes and cancels a run still
@@ -153,7 +153,7 @@ def _thousands(tokens: int) -> str:
 def room_left(status: LiveStatus, tokens: int | None = None) -> tuple[int, int | None] | None:
     """``(tokens, turns)`` left before the host compacts, with the context at ``tokens``
     (default: the cached context); turns ``None`` without a growth; ``None`` when the cache
-    holds no usable window (issue #13)."""
+    holds no usable window."""
     if status.usable_window is None:
         return None
     left = max(0, status.usable_window - (tokens or status.context_tokens))
@@ -163,7 +163,7 @@ def room_left(status: LiveStatus, tokens: int | None = None) -> tuple[int, int |
 def budget_segment(payload: Mapping[str, Any], status: LiveStatus) -> str | None:
     """``38k to compact (~6 turns)``: the tokens left before the host compacts (the
     payload's context when it has one, else the cached) and the turns they last at the
-    recent turns' growth; ``None`` when the cache holds no usable window (issue #13)."""
+    recent turns' growth; ``None`` when the cache holds no usable window."""
     room = room_left(status, payload_tokens(payload))
     if room is None:
         return None
@@ -175,7 +175,7 @@ def budget_segment(payload: Mapping[str, Any], status: LiveStatus) -> str | None
 
 
 def render_status(status: LiveStatus | None, fmt: str = "plain", warning: str | None = None) -> str:
-    """``driftguard status``'s line for a cached or fresh score (issue #13): the status
+    """``driftguard status``'s line for a cached or fresh score: the status
     line's segments without a payload, ``warning`` (:func:`config_warning`) right after
     the score; ``fmt`` ``"tmux"`` colours the drift segment with tmux's ``#[fg=…]`` style
     (``#`` in the rest doubled, as tmux wants). Without a ``status`` (nothing cached, and
@@ -195,7 +195,7 @@ def config_warning(error: Exception) -> str:
     """``config error: .driftcli``: the short form of a config error for a status line,
     naming the file a :class:`~driftguard.errors.ConfigError` starts with (``<file>:
     <key>: <problem>``), or just ``config error``. The whole message goes to stderr, which
-    a tmux status bar, a shell prompt and Claude Code's status line do not show (N1)."""
+    a tmux status bar, a shell prompt and Claude Code's status line do not show."""
     source = str(error).partition(": ")[0].strip()
     if source and not source.startswith("preset") and ("/" in source or source.startswith(".")):
         return f"config error: {printable(os.path.basename(source.split(', ')[-1]))}"

@@ -1,4 +1,4 @@
-"""``driftguard watch``: a live terminal dashboard of one session (issue #5 item 1).
+"""``driftguard watch``: a live terminal dashboard of one session.
 
 It shows the six factors with bars, the score and its state, the recommendation, two
 sparklines — the scores recorded in the session's history (by ``get_drift`` and the stop
@@ -275,8 +275,8 @@ class Watcher:
     color: bool = False
     cache: SessionCache = field(default_factory=lambda: SessionCache(maxsize=4))
     store: HistoryStore = field(default_factory=GuardedHistoryStore)
-    """Failures to read the history or the goal cost nothing on the dashboard (issue #9
-    item 4: the score is still shown); their notes are dropped each frame."""
+    """Failures to read the history or the goal cost nothing on the dashboard (the
+    score is still shown); their notes are dropped each frame."""
     live: list[int] = field(default_factory=list)
     _path: Path | None = None
     _cli: CliName | None = None

@@ -1,4 +1,4 @@
-"""``driftguard report``: one self-contained HTML page of a session's drift (issue #13).
+"""``driftguard report``: one self-contained HTML page of a session's drift.
 
 Pure rendering: :func:`render_session_page` turns a :class:`Timeline` (the engine's
 scores after every turn, computed elsewhere) into a page, :func:`render_index_page` a

@@ -1,4 +1,4 @@
-"""The compaction ledger as driftguard shows it (issue #13 item 3): in ``driftguard score``
+"""The compaction ledger as driftguard shows it: in ``driftguard score``
 (text and ``--json``), ``get_drift`` (structured content and text), ``watch``, the HTML
 report and the handoff.
 

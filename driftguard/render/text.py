@@ -2,7 +2,7 @@
 
 Factor values are rounded half up to one decimal here, for display only; the score was
 computed from the unrounded values. Weights are rounded to :data:`WEIGHT_DECIMALS`
-decimals (issue #11: a model reads ``0.3333``, not sixteen digits). The recommendation
+decimals (a model reads ``0.3333``, not sixteen digits). The recommendation
 comes first in the JSON object, as in the text: it is what a reader needs first.
 
 Text is written for its reader (:data:`~driftguard.model.Audience`): someone at a terminal
@@ -92,16 +92,16 @@ def _loop_json(report: DriftReport) -> dict[str, Any] | None:
 
 def to_json_dict(report: DriftReport) -> dict[str, Any]:
     """The docs/design.md §5.5 JSON object (field names are a contract other tools read), with
-    what issue #8 adds: ``scoring``, ``preset``, ``loop`` and, in ``session``,
+    the fields added since: ``scoring``, ``preset``, ``loop`` and, in ``session``,
     ``usable_window``, ``tokens_until_compaction``, ``usable_window_rule``,
     ``usable_window_overrides`` and ``context_window_source`` (with
     ``context_window_rule``: how the host chose the window when nobody named it, in
     words, else null); ``found_in`` (the folder
-    above the working directory whose session it is, else null: newcomer's review N3); and
-    what issue #13 adds: ``compactions``, the compaction ledger (:mod:`driftguard.render.ledger`
+    above the working directory whose session it is, else null); and
+    ``compactions``, the compaction ledger (:mod:`driftguard.render.ledger`
     gives its shape; ``session.compactions`` stays the count); ``session.messages_let_go``
-    only when the parser let messages go (``Session.messages_let_go``). ``recommendation`` comes
-    first; factors have one decimal, weights :data:`WEIGHT_DECIMALS` (issue #11)."""
+    only when the parser let messages go (``Session.messages_let_go``). ``recommendation``
+    comes first; factors have one decimal, weights :data:`WEIGHT_DECIMALS`."""
     session = report.session
     usable = report.usable
     return {
@@ -149,7 +149,7 @@ def to_json_dict(report: DriftReport) -> dict[str, Any]:
 
 
 def calibration_json(use: CalibrationUse) -> dict[str, Any]:
-    """``session.calibration`` (issue #20)::
+    """``session.calibration``::
 
         {"kind": "none"|"personal", "sessions": int|null, "needed": int|null,
          "host": str|null, "model": str|null, "file": str|null, "reason": str|null}
@@ -179,7 +179,7 @@ def calibration_text(use: CalibrationUse) -> str:
 
 
 def outcome_json_fields(goal: GoalUse | None, recording: Recording) -> dict[str, Any]:
-    """The fields issue #11 adds to a scored report, after :func:`to_json_dict`'s::
+    """The goal and recording fields of a scored report, after :func:`to_json_dict`'s::
 
         {"goal": str|null, "goal_source": "given"|"remembered"|null,
          "goal_set_at": str|null, "goal_kept": bool,
@@ -270,7 +270,7 @@ SET_GOAL_HINT = '`driftguard goal --set "…"` adds it'
 def render_goal_line(
     goal: GoalUse | None, audience: Audience, *, keepable: bool = True, how: str | None = None
 ) -> str:
-    """One line naming the goal the score used and where it came from (issue #11), or
+    """One line naming the goal the score used and where it came from, or
     saying there was none and how to give one, for ``audience``. ``keepable``: the file
     can have a remembered goal (it is in a session folder); ``how``: how to give one, when
     not the command's ``--goal`` (e.g. :data:`SET_GOAL_HINT`)."""
@@ -307,7 +307,7 @@ _WINDOW_FROM: Final[Mapping[WindowSource, str]] = {
 
 def room_text(report: DriftReport) -> str:
     """``127,000 tokens before the host compacts (~18 turns)``, or ``the host compacts next``
-    with no room left (issue #13)."""
+    with no room left."""
     left = report.tokens_until_compaction
     if left <= 0:
         return "the host compacts next"

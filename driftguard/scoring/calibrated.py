@@ -1,4 +1,4 @@
-"""The calibrated scoring: the six factors on scales set by the labelled runs (issue #8).
+"""The calibrated scoring: the six factors on scales set by the labelled runs.
 
 Same six factors, names and 0–100 ranges as the seed (:mod:`driftguard.scoring.factors`),
 but each one measures what goes wrong in long agent sessions and sits on a scale that
@@ -81,7 +81,7 @@ class Calibration:
             ``None`` keeps the seed's goal distance (definition g1).
         form: how the factors combine: ``"A"``, the weighted power mean of all of them;
             ``"B"``, the larger of context saturation and the power mean of the others
-            (:func:`driftguard.scoring.composite.combine`).
+            (:func:`driftguard.scoring.means.combine`).
         power: the power mean's exponent; ``math.inf`` is the weighted maximum.
         handoff_points: context saturation or repetition points that suggest a handoff
             on their own; ``None``: they never do alone.

@@ -1,4 +1,4 @@
-"""Composite score, states and the handoff trigger (docs/design.md §5.4, issue #8), over a
+"""Composite score, states and the handoff trigger (docs/design.md §5.4), over a
 parsed session.
 
 :func:`score_session` is the engine's one entry point. It reads what the factors see from
@@ -45,6 +45,7 @@ from driftguard.scoring import calibrated, factors
 from driftguard.scoring.calibrated import CALIBRATION, Calibration, Measures
 from driftguard.scoring.features import Features
 from driftguard.scoring.goal import goal_distance
+from driftguard.scoring.means import combine, composite_score
 from driftguard.scoring.personal import Personal, remap
 from driftguard.scoring.wording import (
     Remedy,
@@ -64,11 +65,8 @@ __all__ = [
     "Scoring",
     "State",
     "WindowSource",
-    "combine",
-    "composite_score",
     "handoff_suggested",
     "normalise_weights",
-    "power_mean",
     "score_session",
     "state_for",
 ]
@@ -121,8 +119,7 @@ class DriftReport:
         remedy: what the recommendation asks for (:data:`~driftguard.scoring.wording.Remedy`):
             a handoff hint follows it only for ``"fresh_start"``, so a loop alone, which a
             fresh session would repeat, gets none (``handoff_suggested`` is unchanged).
-        calibration: which calibration the score used, and why not a personal one
-            (issue #20).
+        calibration: which calibration the score used, and why not a personal one.
     """
 
     score: int
@@ -186,81 +183,6 @@ def normalise_weights(
     }
 
 
-def composite_score(weights: Mapping[str, float], values: Mapping[str, float | None]) -> float:
-    """``Σ wᵢ·fᵢ / Σ wᵢ`` over the active factors (0 when their weights sum to 0), 0–100
-    (docs/design.md §5.4, the seed's composite)."""
-    active = [
-        (weights.get(name, 0.0), value)
-        for name in FACTOR_NAMES
-        if (value := values.get(name)) is not None
-    ]
-    total = sum(w for w, _ in active)
-    if total <= 0:
-        return 0.0
-    return sum(w * v for w, v in active) / total
-
-
-def power_mean(
-    weights: Mapping[str, float], values: Mapping[str, float | None], power: float
-) -> float:
-    """The weighted power mean ``(Σ wᵢ fᵢᵖ / Σ wᵢ)^(1/p)`` over the active factors, 0–100.
-
-    ``power`` 1 is :func:`composite_score` itself; ``math.inf`` is the weighted maximum
-    ``maxᵢ (wᵢ / max w)·fᵢ`` (a factor weighing half the heaviest counts half). Factors of
-    weight 0 never move it; it always lies between the smallest and the largest active
-    factor of positive weight (0 when no such factor exists).
-    """
-    active = [
-        (weight, value)
-        for name in FACTOR_NAMES
-        if (value := values.get(name)) is not None and (weight := weights.get(name, 0.0)) > 0
-    ]
-    if not active:
-        return 0.0
-    low, high = min(v for _, v in active), max(v for _, v in active)
-    if power == 1:
-        mean = composite_score(weights, values)
-    elif math.isinf(power):
-        heaviest = max(w for w, _ in active)
-        mean = max(w / heaviest * v for w, v in active)
-    else:
-        total = sum(w for w, _ in active)
-        mean = math.pow(sum(w / total * math.pow(v, power) for w, v in active), 1 / power)
-    # floating point (weights near the smallest float, say) may step outside the bounds
-    return min(max(mean, low), high)
-
-
-def combine(
-    weights: Mapping[str, float], values: Mapping[str, float | None], form: str, power: float
-) -> float:
-    """The calibrated composite, 0–100 (``benchmarks/VALIDITY.md`` rule v2).
-
-    Form ``"A"``: :func:`power_mean` of every active factor. Form ``"B"``: the larger of
-    context saturation and the power mean of the other active factors, each side scaled by
-    its weight relative to the heaviest (a side's weight is its largest factor weight):
-    ``max(s · wₛ/w*, M_p(others) · w_o/w*)``. With equal weights that is
-    ``max(s, M_p(others))``. Either form lies between the smallest and the largest active
-    factor of positive weight; a weight of 0 never moves it.
-    """
-    if form == "A":
-        return power_mean(weights, values, power)
-    saturation = values.get("context_saturation")
-    w_sat = weights.get("context_saturation", 0.0) if saturation is not None else 0.0
-    others = {name: v for name, v in values.items() if name != "context_saturation"}
-    w_others = max(
-        (weights.get(name, 0.0) for name, v in others.items() if v is not None), default=0.0
-    )
-    heaviest = max(w_sat, w_others)
-    if heaviest <= 0:
-        return 0.0
-    sides = []
-    if w_sat > 0 and saturation is not None:
-        sides.append(w_sat / heaviest * saturation)
-    if w_others > 0:
-        sides.append(w_others / heaviest * power_mean(weights, others, power))
-    return max(sides)
-
-
 def handoff_suggested(values: Mapping[str, float | None], score: int, warn_threshold: int) -> bool:
     """docs/design.md §5.4: saturation ≥ 60, repetition ≥ 50 (unrounded), or score ≥ the
     threshold."""
@@ -303,7 +225,7 @@ def score_session(
     personal: Personal | None = None,
     calibration_use: CalibrationUse = CALIBRATION_NONE,
 ) -> DriftReport:
-    """Score one parsed session (docs/design.md §5, issue #8).
+    """Score one parsed session (docs/design.md §5).
 
     Args:
         session: the parsed session; its ``messages`` are what the model remembers.
@@ -333,7 +255,7 @@ def score_session(
             made from ``calibration``): its scales replace ``calibration``'s, and the
             composite is mapped through its state lines (:func:`~.personal.remap`). Ignored
             under ``seed``, which is never calibrated.
-        calibration_use: what the report says about the calibration (issue #20).
+        calibration_use: what the report says about the calibration.
 
     Returns:
         The :class:`DriftReport`; a session with fewer than 2 messages scores 0 with

@@ -1,5 +1,5 @@
 """What the factors read from a session's messages, kept up to date as messages arrive
-(issue #10).
+.
 
 Every factor reads a window of the latest replies (at most :data:`RECENT` of them) or of the
 latest steps, except three things that depend on the whole conversation: the message

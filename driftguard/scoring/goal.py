@@ -3,7 +3,7 @@ the latest replies.
 
 The similarities are scikit-learn's ``TfidfVectorizer()`` (default parameters) and
 ``cosine_similarity``, computed float for float by :mod:`driftguard.scoring.tfidf`
-without importing scikit-learn (0.6–1 s here, issue #10); scikit-learn is the oracle of the
+without importing scikit-learn (0.6–1 s here); scikit-learn is the oracle of the
 tests, no longer a dependency.
 """
 

@@ -1,5 +1,5 @@
 """Action loops: the agent repeating a tool call, retrying a failing one, or taking turns
-between two (issue #8).
+between two.
 
 Agent sessions often hold few text replies, so their repetition shows in what the model
 *does*. This module reads the remembered messages as **steps** — the tool calls of one
@@ -170,7 +170,7 @@ def _failed(message: ParsedMessage) -> bool:
 
 
 class StepScan:
-    """:func:`steps` as a scan that can be resumed and wound back (issue #10).
+    """:func:`steps` as a scan that can be resumed and wound back.
 
     :meth:`feed` takes the messages in order. Of each closed step the scan keeps only where
     it began and which message closed it (two integers); :meth:`window` rebuilds the latest

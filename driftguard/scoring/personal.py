@@ -1,4 +1,4 @@
-"""Calibration on the user's own sessions (issue #20 item 3; ``benchmarks/VALIDITY.md`` rule
+"""Calibration on the user's own sessions (``benchmarks/VALIDITY.md`` rule
 v3 §7.3): what is normal *for this user, host and model*, without labels.
 
 A :class:`Reference` holds, for one host and model family, a few numbers of each of the user's
@@ -37,6 +37,7 @@ from driftguard.model import Session
 from driftguard.scoring import calibrated
 from driftguard.scoring.calibrated import DRIFTING, G0, Calibration, Measures, linear_points
 from driftguard.scoring.features import Features
+from driftguard.scoring.means import combine
 
 __all__ = [
     "BIN_TOKENS",
@@ -63,7 +64,7 @@ BIN_TOKENS = 1_000
 tokens)."""
 LINE_PERCENTILE = 90.0
 """The percentile of the user's sessions at which a factor, and the score, reach Drifting
-(issue #20: "further out than about 9 in 10 of your sessions at this point")."""
+("further out than about 9 in 10 of your sessions at this point")."""
 POLLUTED_PERCENTILE = 99.0
 """The percentile at which the score reaches Polluted (rule v3 §7.3: 1 in 100)."""
 WARMING = 30.0
@@ -316,8 +317,6 @@ def personal_for(
         corrections61=corrections if corrections > 0 else base.corrections61,
         hedge61=scale([s.hedge_rise for s in samples], base.hedge61),
     )
-    from driftguard.scoring.composite import combine  # composite applies :func:`remap`
-
     composites = [
         combine(weights, sample_points(s, calibration), calibration.form, calibration.power)
         for s in samples

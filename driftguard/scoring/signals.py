@@ -1,5 +1,5 @@
-"""Signals nearer to the outcome than the text factors (issue #20 item 4;
-``benchmarks/VALIDITY.md`` rule v3 §7.2): what the agent *does* with tests, files and the
+"""Signals nearer to the outcome than the text factors (``benchmarks/VALIDITY.md``
+rule v3 §7.2): what the agent *does* with tests, files and the
 person's refusals, read from the steps :mod:`.loops` builds.
 
 ===============  ============================================================================

@@ -15,12 +15,12 @@ Rules (docs/design.md §6), over the scores ``s₀ … sₙ₋₁`` in append or
 - **latest**: the last snapshot's score and state.
 - **trajectory**: over the last 5 snapshots (fewer when fewer exist), ``last − first`` ≥ 10
   → ``climbing``, ≤ −10 → ``falling``, else ``stable``; with fewer than 2 snapshots there
-  is no movement to judge: ``None`` (issue #11: never "stable" beside "needs at least 2").
+  is no movement to judge: ``None`` (never "stable" beside "needs at least 2").
 - **handoff hint**: the latest score ≥ the warn threshold (``warnThreshold``, design
   §5.4). Only the score is recorded, so the saturation and repetition triggers of §5.4 do
   not enter the hint.
 
-**Scales** (issues #8, #11): scores of different scorings, presets or goals are not
+**Scales**: scores of different scorings, presets or goals are not
 comparable (a goal adds a factor and moves every weight), so a trend is computed only over
 the snapshots made with the scoring, preset and goal in force now (``compute_trend``'s
 ``scoring``, ``preset`` and ``goal_sha256``). The others stay in the history file; the

@@ -53,7 +53,7 @@ log = logging.getLogger("driftguard")
 class ServerState:
     """What the server keeps between calls: the parse cache and the history store, each
     made on first use (with the modules behind them), and old history pruned once, at the
-    first call (issue #10: none of it delays ``initialize``)."""
+    first call (none of it delays ``initialize``)."""
 
     def __init__(self) -> None:
         self._cache: SessionCache | None = None
@@ -130,7 +130,7 @@ class Loaded:
 def readable_folders(project: Path) -> list[Path]:
     """The folders a ``session`` argument may name files in: every session source's
     (:func:`driftguard.sessions.discovery.session_folders`), then the ``sessionFolders`` of the
-    global config and of ``project`` (issue #9 item 2).
+    global config and of ``project``.
 
     Raises:
         ConfigError: a config file cannot be used.
@@ -191,7 +191,7 @@ def call_store(ctx: Context[ServerState, Any]) -> GuardedHistoryStore:
 
 def call_notes(loaded: Loaded, store: GuardedHistoryStore) -> list[str]:
     """What the call could not read or write (a pointer, history, the goal), each logged
-    to stderr once and returned as the result's ``notes`` (issue #9 item 4)."""
+    to stderr once and returned as the result's ``notes``."""
     notes = [*loaded.resolved.warnings, *store.notes]
     for note in notes:
         log.warning("%s", note)

@@ -59,7 +59,7 @@ NOTES_DESCRIPTION = (
 
 
 class CalibrationInfo(BaseModel):
-    """Which calibration the score used (issue #20)."""
+    """Which calibration the score used."""
 
     kind: Literal["none", "personal"] = Field(
         description="personal: the user's own sessions set the factor scales and state lines; "
@@ -120,7 +120,7 @@ class SessionInfo(BaseModel):
         description="Environment variables or settings that moved the compaction point."
     )
     calibration: CalibrationInfo = Field(
-        description="Which calibration the score used: none, or personal (issue #20)."
+        description="Which calibration the score used: none, or personal."
     )
     project: str = Field(description="The project whose sessions were looked for.")
     project_source: ProjectSource = Field(
@@ -201,8 +201,8 @@ class CompactionsInfo(BaseModel):
 
 
 class DriftResult(BaseModel):
-    """The drift report of docs/design.md §5.5 — the same object as ``driftguard score --json``
-    (issue #11), recommendation first — plus ``text`` and ``notes``."""
+    """The drift report of docs/design.md §5.5 — the same object as ``driftguard score --json``,
+    recommendation first — plus ``text`` and ``notes``."""
 
     recommendation: str = Field(
         description="What to do now (carry on, start fresh soon, start fresh now) and why."
@@ -250,7 +250,7 @@ class SetAsideKind(BaseModel):
 
 class TrendResult(BaseModel):
     """How the session's drift score moved over the snapshots get_drift recorded — the
-    same object as ``driftguard trend --json`` (issue #11), plus ``text`` and ``notes``."""
+    same object as ``driftguard trend --json``, plus ``text`` and ``notes``."""
 
     snapshots: int = Field(description="How many snapshots the trend is drawn from.")
     scores: list[int] = Field(description="The score of each snapshot, oldest first, 0-100.")

@@ -44,7 +44,7 @@ __all__ = [
 def session_folders() -> list[Path]:
     """The folders of every source that keeps its sessions in files of their own, in
     order, without duplicates. Over MCP a ``session`` argument may name files under these
-    only (or under the config's ``sessionFolders``; issue #9 item 2). Creates nothing."""
+    only (or under the config's ``sessionFolders``). Creates nothing."""
     return unique_paths(folder for adapter in ADAPTERS for folder in adapter.session_folders())
 
 

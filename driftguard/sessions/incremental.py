@@ -11,7 +11,7 @@ contract, and tests check it on the corpus with files split at random byte posit
 
 - **unchanged** file (same size, identity and fingerprint): the cached ``Session`` object
   itself is returned; nothing is parsed. Size, ``mtime_ns`` and identity alone do not
-  prove it unchanged — a rewrite may keep all three (issue #9 item 6) — so each call
+  prove it unchanged — a rewrite may keep all three — so each call
   opens the file and reads its fingerprint again (below): a few KiB, never the whole.
 - **grown** file: the fingerprint is checked, then only the bytes after the offset are
   read, and only whole lines are fed (docs/formats.md §G.7). What the parser would do with an
@@ -39,7 +39,7 @@ contract, and tests check it on the corpus with files split at random byte posit
   :data:`FINGERPRINT_BYTES` long) — is read again from the start, whatever its size and
   ``mtime_ns`` say. An append never is. An edit elsewhere, between the first block and
   the last line, is not noticed: session files are append-only (docs/formats.md §A.3, §B.4,
-  §C.1), and this check is what docs/formats.md §A.15 #16 and issue #9 item 6 call for.
+  §C.1), and this check is what docs/formats.md §A.15 #16 calls for.
 - files that cannot be resumed by lines — those the adapter has no line parser for (a
   single JSON document rewritten whole on every change, Gemini's legacy ``.json``) and
   zstd-compressed ones (``.jsonl.zst``) — are parsed whole again whenever their size,
@@ -62,7 +62,7 @@ that was empty when first seen is detected again from its content.
 messages (:class:`~driftguard.scoring.features.FeatureIndex`): a snapshot shares its
 unchanged messages (the same objects) with the previous one, so the index reads only the
 new ones, and scoring a grown session costs its new messages and the factors' windows,
-never a walk over every message (issue #10).
+never a walk over every message.
 
 Sessions are held for at most ``maxsize`` files, least recently used first out; each holds
 its parser state and features: what the model remembers (the messages after the last
@@ -89,7 +89,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from driftguard.adapters import Adapter, get_adapter, locator_adapter, resolve_cli
+from driftguard.adapters import (
+    Adapter,
+    get_adapter,
+    locator_adapter,
+    not_a_session_file,
+    resolve_cli,
+)
 from driftguard.adapters._common import ZSTD_MAGIC, LineBlocks, LineParser, bulk_reading
 from driftguard.adapters._fastjson import load_object
 from driftguard.errors import SessionFormatError, from_os_error
@@ -282,8 +288,7 @@ def _refresh(entry: _Entry | None, path: Path, cli: CliName | None) -> _Entry:
     except OSError:
         found = None
     if found is None or not stat.S_ISREG(found.st_mode):
-        what = "a directory, not a session file" if path.is_dir() else "not found"
-        raise SessionFormatError(f"{path}: {what}")
+        raise not_a_session_file(path)
     now = _Stat.of(found)
     if entry is not None and cli is not None and cli != entry.cli:
         entry = None  # asked to read it as another CLI's file

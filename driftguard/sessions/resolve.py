@@ -10,8 +10,8 @@ In order:
    be a session where a source keeps them (:func:`driftguard.sessions.discovery.in_session_place`)
    or lie under the config's ``sessionFolders`` once symlinks are resolved, and an id
    finds only sessions there; anything else is refused with
-   :class:`~driftguard.errors.RefusedPathError` before the file is even looked at (issue
-   #9 item 2: the model names the file, and a transcript-shaped file anywhere else would
+   :class:`~driftguard.errors.RefusedPathError` before the file is even looked at (the
+   model names the file, and a transcript-shaped file anywhere else would
    be read back to it). The command line passes no ``folders``: a path the user types is
    read wherever it is;
 2. ``process_pointer`` — the pointer the ``SessionStart`` hook of *this* host process
@@ -20,7 +20,7 @@ In order:
    hooks through ``/bin/sh -c``), so the hook writes it for its nearest ancestor that is
    not a shell, and the server reads the one of its nearest ancestors that has one. It
    follows ``/clear`` and is this process's own, whatever other sessions started in the
-   project since (newcomer's review B2). A pointer whose process has ended, and whose
+   project since. A pointer whose process has ended, and whose
    pid was given to another, is passed over (the process's start time is recorded and
    compared). When it names a transcript that is not written yet (a session's first
    turn), that is said, rather than another session scored in its place;
@@ -34,7 +34,7 @@ In order:
    when the caller is unknown (a terminal without ``--cli``, an unnamed MCP client),
    only if its transcript is at least as new as the newest session the other sources
    keep for the project — the project may have moved on to another CLI since a hook
-   last wrote it (newcomer's review B1);
+   last wrote it;
 5. ``newest_in_project`` — the newest session of the current project written by the
    calling host (told apart by ``clientInfo.name``, then by the environment): under Cursor
    its newest composer chat; for an unknown host, the newest of any source.
@@ -49,7 +49,7 @@ message yet, which is said, rather than scoring another session of the project.
 On the command line (:func:`resolve_on_command_line`) a working directory with no session
 of its own is not yet a dead end: its parent folders are tried in turn, up to (not
 including) ``$HOME`` or the file system's root, as git finds its repository, and the
-result names the folder used (``found_in``; newcomer's review N3).
+result names the folder used (``found_in``).
 
 The project (:func:`choose_project`) is ``DRIFTGUARD_PROJECT_DIR`` when set (``driftguard
 setup`` writes it for Cursor as ``${workspaceFolder}``; a value still holding an
@@ -98,6 +98,9 @@ __all__ = [
 
 _T = TypeVar("_T")
 
+ARGUMENT_SHOWN = 200
+"""How many characters of a ``session`` argument an error quotes."""
+
 _UNEXPANDED = re.compile(r"\$\{[^}]*\}")
 """A ``${…}`` template a host passed on without expanding it (Cursor's headless agent
 scopes pass ``${workspaceFolder}`` literally)."""
@@ -112,7 +115,7 @@ class ResolvedSession:
     resolved_by: ResolvedBy
     warnings: tuple[str, ...] = ()
     """State that could not be read on the way (a pointer file, a source's store), one
-    line each; the session was still found (issue #9 item 4)."""
+    line each; the session was still found."""
     found_in: Path | None = None
     """On the command line, the folder above the working directory whose session this is,
     when the working directory has none (:func:`resolve_on_command_line`); else ``None``."""
@@ -159,7 +162,7 @@ def project_dir(env: Mapping[str, str] | None = None) -> Path:
 def start_projects(env: Mapping[str, str] | None = None) -> list[Path]:
     """The projects a command or server was started for, most likely first:
     :func:`project_dir`, then the working directory (once). Handoffs are saved only in
-    these (or the MCP client's roots; issue #9 item 1)."""
+    these (or the MCP client's roots)."""
     environ = os.environ if env is None else env
     projects = [project_dir(environ)]
     cwd = Path.cwd()
@@ -189,10 +192,16 @@ def _size_and_time(path: Path) -> tuple[int, int]:
     return st.st_size, st.st_mtime_ns
 
 
+def _shown(value: str) -> str:
+    """A ``session`` argument as an error quotes it: its first :data:`ARGUMENT_SHOWN`
+    characters, so that a long argument does not fill the model's context or the log."""
+    return clip(value, ARGUMENT_SHOWN)
+
+
 def _refused(value: str, folders: Sequence[Path]) -> RefusedPathError:
     places = ", ".join(str(folder) for folder in folders)
     return RefusedPathError(
-        f"session {clip(value, 200)!r} refused: over MCP, session is a session id or a "
+        f"session {_shown(value)!r} refused: over MCP, session is a session id or a "
         f"session file under a session folder ({places}); add a folder to sessionFolders in "
         "~/.driftclirc or the project's .driftcli to allow more"
     )
@@ -238,16 +247,16 @@ def _argument(value: str, folders: Sequence[Path] | None) -> ResolvedSession:
         if owner is not None:
             return ResolvedSession(path, owner, "argument")
         if path.is_dir():
-            raise SessionNotFoundError(f"{path} is a folder, not a session file")
+            raise SessionNotFoundError(f"{_shown(str(path))} is a folder, not a session file")
         if not path.is_file():
-            raise SessionNotFoundError(f"session file {path} does not exist")
+            raise SessionNotFoundError(f"session file {_shown(str(path))} does not exist")
         return ResolvedSession(path, None, "argument")
     found = list(_candidates_by_id(value))
     if folders is not None:
         found = [(path, cli) for path, cli in found if discovery.in_session_place(path, folders)]
     if not found:
         places = ", ".join(str(place) for place in discovery.id_places())
-        raise SessionNotFoundError(f"no session named after {value!r} under {places}")
+        raise SessionNotFoundError(f"no session named after {_shown(value)!r} under {places}")
     # A Gemini resume writes a small stub first: prefer the largest file, then the newest.
     path, cli = max(found, key=lambda item: _size_and_time(item[0]))
     return ResolvedSession(path, cli, "argument")
@@ -321,7 +330,7 @@ def resolve_on_command_line(
     Claude Code's shell tool runs is Claude Code's), and with ``walk_up`` (no
     ``--project`` given) a folder without a session hands over to its parent, up to
     (not including) ``$HOME`` or the root, as git finds a repository from a subfolder:
-    ``found_in`` then names the folder whose session it is (newcomer's review N3).
+    ``found_in`` then names the folder whose session it is.
 
     Raises:
         SessionNotFoundError: no folder tried has a session; the message and details are
@@ -343,7 +352,7 @@ def resolve_on_command_line(
 def nearest_with_session(project: Path, find: Callable[[Path], _T]) -> tuple[Path, _T]:
     """``(project, find(project))``, else the same for the first of
     :func:`folders_above` for which ``find`` finds a session: how a command run in a
-    subfolder takes its project's session (newcomer's review N3).
+    subfolder takes its project's session.
 
     Raises:
         SessionNotFoundError: ``find`` raised it for every folder; the one raised for

@@ -1,5 +1,5 @@
 """The calibration file: what ``driftguard calibrate`` learnt from the user's own sessions
-(issue #20), one :class:`~driftguard.scoring.personal.Reference` per host and model family.
+, one :class:`~driftguard.scoring.personal.Reference` per host and model family.
 
 Where: :func:`driftguard.paths.calibration_path` (``~/.driftcli/calibration.json``) unless a
 ``--calibration FILE``, ``--out FILE`` or the config's ``calibration`` names another. Shape

@@ -1,5 +1,5 @@
 """The handoff loop on disk: a session saves its handoff in the project, the next session
-starts with it (issue #5 item 4).
+starts with it.
 
 Files, in ``<project>/.driftguard/`` (created with mode ``0o700`` and a ``.gitignore``
 holding ``*``, so nothing in it is ever committed; an existing folder or ``.gitignore`` is
@@ -18,9 +18,9 @@ too, since it replaces it::
     handoff.prev.md   the previous handoff.md, kept when a new draft replaces a draft
     handoff-<UTC time>.md  a handoff someone completed, kept when a new draft replaces it
 
-**A handoff someone wrote is never lost** (issue #11). ``handoff.md`` is *edited* when it
+**A handoff someone wrote is never lost**. ``handoff.md`` is *edited* when it
 no longer matches the checkpoint's ``draft_sha256`` (the user or the model completed it;
-a checkpoint from before issue #11 has no digest, and its handoff counts as edited). A new
+a checkpoint from driftguard 0.1 has no digest, and its handoff counts as edited). A new
 save replaces an unedited draft (kept as ``handoff.prev.md``, as before). An edited
 handoff that still waits for the next session (the pending marker names it) is not
 replaced: :func:`save_handoff` raises :class:`~driftguard.errors.RefusedPathError` unless
@@ -28,7 +28,7 @@ replaced: :func:`save_handoff` raises :class:`~driftguard.errors.RefusedPathErro
 first kept as ``handoff-<UTC time>.md`` (a new name, never overwriting a file), and the
 result names it (:attr:`SavedHandoff.kept`).
 
-**An unfinished draft says so** (issue #11). When the handoff the ``SessionStart`` hook
+**An unfinished draft says so**. When the handoff the ``SessionStart`` hook
 hands over still holds placeholders of the draft
 (:func:`placeholders_left`), the text given to the new session says
 it is an unfinished draft: the facts driftguard read, not a handoff the previous session
@@ -58,7 +58,7 @@ which nobody edits, is compared.
 Before it reaches the new session's context, ``handoff.md`` passes the secret gate again
 (the model may have added text to the draft), and is cut to :data:`CONTEXT_CHARS`.
 
-**Where the files go** (issue #9 item 1): only into a project the command, the server or
+**Where the files go**: only into a project the command, the server or
 the hook was started for — its working directory, ``$CLAUDE_PROJECT_DIR``,
 ``--project``, the MCP client's roots — never into a folder a session file names. The
 engine picks among those projects the one the session belongs to, by the working

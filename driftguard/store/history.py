@@ -19,7 +19,7 @@ prefix, with every character outside ``[A-Za-z0-9.-]`` replaced by ``_``, follow
 a lower-case digest of the exact id). A session whose file names no id is keyed by the
 sha256 of its resolved path instead (:func:`history_key_for`).
 
-**Records** (one JSON object per line, in this key order; docs/design.md §7, issue #8)::
+**Records** (one JSON object per line, in this key order; docs/design.md §7)::
 
     {"v": 2, "ts": float, "score": int, "state": str, "factors": {name: float|null},
      "messages": int, "context_tokens": int, "goal_sha256": str|null,
@@ -31,9 +31,10 @@ score was computed from the unrounded values, and one decimal keeps lines short 
 stable); ``goal_sha256`` is the hex sha256 of the UTF-8 goal text the score used, or null
 when no goal was known; ``scoring`` and ``preset`` say what made the score, so that a
 trend never compares scores of different scales. Records are versioned: version 2 is
-written; version 1 (driftguard 0.1, before issue #8) is read as ``scoring: "seed"`` with no
-preset — every score it recorded was the seed's; a record of any other version (written by
-a newer driftguard) is skipped deliberately, like a corrupt line.
+written; version 1 (driftguard 0.1, before the calibrated scoring) is read as
+``scoring: "seed"`` with no preset — every score it recorded was the seed's; a record of
+any other version (written by a newer driftguard) is skipped deliberately, like a corrupt
+line.
 
 **Writing.** An append opens the file with ``O_APPEND``, takes an exclusive
 ``fcntl.flock`` on it, and writes one complete line with one ``os.write``: several
@@ -53,7 +54,7 @@ short). Nothing here raises for a bad file; only ``OSError`` from the file syste
 history files whose last modification is older than the retention, and goal files that
 are older than the retention and whose history file is gone.
 
-**Failure isolation** (issue #9 item 4): :class:`GuardedHistoryStore` is the store the
+**Failure isolation**: :class:`GuardedHistoryStore` is the store the
 shells hand the engine. Where :class:`HistoryStore` raises ``OSError`` (a ``history``
 that is a file, a folder the user cannot write, a file it cannot read), it records one
 line in :attr:`GuardedHistoryStore.notes` and goes on as if there were nothing to read or
@@ -642,8 +643,7 @@ class HistoryStore:
 
 
 class GuardedHistoryStore(HistoryStore):
-    """A :class:`HistoryStore` whose file-system failures cost a note, not the score
-    (issue #9 item 4).
+    """A :class:`HistoryStore` whose file-system failures cost a note, not the score.
 
     Each method that :class:`HistoryStore` lets ``OSError`` out of instead appends one
     line to :attr:`notes` (what was not done, the path, the system's reason) and returns

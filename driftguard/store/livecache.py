@@ -24,7 +24,7 @@ global ``~/.driftclirc`` and the project's ``.driftcli``), and the window the ho
 reported. Each status record lists those files (``input_files``) and a digest of their
 names and contents as they were when the score was made (``inputs``,
 :func:`inputs_digest`); the record answers only while :func:`is_current` finds them
-unchanged (newcomer's review B5: a goal set or a config edited since is not shown stale
+unchanged (a goal set or a config edited since is not shown stale
 until the next turn). A record without them (written by driftguard 0.2.0) is never
 current.
 
@@ -108,7 +108,7 @@ def status_key(path: Path, cli: CliName | None) -> str:
     host payload (``driftguard status``): the session id the stop hook keys it by, when the
     file is the one its source keeps for that id; any other file (a copy, a subagent's
     transcript) ``path:<resolved path>``, so that it never overwrites the score Claude
-    Code's status line shows for that id (newcomer's review B6)."""
+    Code's status line shows for that id."""
     from driftguard.adapters import get_adapter, session_id_from_path
 
     named = session_id_from_path(path, cli)
@@ -154,8 +154,8 @@ class LiveStatus:
         warn_threshold: the score from which the prompt hook warns (config
             ``warnThreshold``).
         goal: the goal the score used (remembered for the session), or ``None``
-            (issue #11; a record without it reads as ``None``).
-        usable_window: where the host compacts, in tokens, or ``None`` (issue #13; absent
+            (a record without it reads as ``None``).
+        usable_window: where the host compacts, in tokens, or ``None`` (absent
             in older records).
         growth_per_turn: the recent turns' median context growth, in tokens, or ``None``.
         loop: the action loop going on, in a few words (``npm test ×3``), or ``None``.

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
+from driftguard._version import package_version
 from driftguard.telemetry.payload import SCOPE, Event, Point
 
 if TYPE_CHECKING:
@@ -129,20 +130,14 @@ def _resource() -> Resource:
     if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
         extra["service.name"] = DEFAULT_SERVICE_NAME
     if "service.version" not in resource.attributes:
-        extra["service.version"] = _version()
+        extra["service.version"] = package_version()
     return resource.merge(Resource(extra)) if extra else resource
-
-
-def _version() -> str:
-    from driftguard import __version__
-
-    return str(__version__)
 
 
 def _scope() -> Any:
     from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 
-    return InstrumentationScope(SCOPE, _version())
+    return InstrumentationScope(SCOPE, package_version())
 
 
 def _metrics_data(points: Sequence[Point], resource: Resource) -> MetricsData:
@@ -198,7 +193,7 @@ def _log_batch(event: Event, resource: Resource) -> Sequence[Any]:
     from opentelemetry._logs import SeverityNumber
 
     provider, captured = _provider(resource)
-    logger = provider.get_logger(SCOPE, _version())
+    logger = provider.get_logger(SCOPE, package_version())
     with _lock:
         captured.records.clear()
         logger.emit(

@@ -1,4 +1,4 @@
-"""Cursor adapter: composer chats read from synthetic Cursor homes (issue #12 step 2).
+"""Cursor adapter: composer chats read from synthetic Cursor homes.
 
 Every database here is built by ``cursor_home`` in the documented schema with our own
 content, laid out as Cursor lays out its ``User`` folder, and carries authentication

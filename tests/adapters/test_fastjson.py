@@ -1,6 +1,6 @@
 """The fast decoder (msgspec) reads every line exactly as the standard library path does
 (``_common.load_record``: ``json.loads`` and the depth limit), the oracle here: the same
-value, or no record, for the lines msgspec refuses or would misjudge (issue #10).
+value, or no record, for the lines msgspec refuses or would misjudge.
 
 Every line is synthetic, written here.
 """

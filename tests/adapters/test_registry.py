@@ -4,6 +4,7 @@ and what every adapter tells while parsing (the kind of each tool call)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, get_args
 
@@ -12,6 +13,7 @@ import pytest
 from driftguard.adapters import ADAPTERS, BY_NAME, Adapter, detect_cli, get_adapter, parse_session
 from driftguard.errors import SessionFormatError, UnknownNameError
 from driftguard.model import CliName, ToolCall
+from driftguard.sessions.incremental import SessionCache
 
 
 def _jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
@@ -115,7 +117,7 @@ def test_every_adapter_tells_an_unknown_tool_as_other(adapter: Adapter) -> None:
     assert adapter.tool_kind("mcp__someone__something") == "other"
 
 
-# --- a file with not one record of the named CLI (newcomer's review N5) ----------------
+# --- a file with not one record of the named CLI ----------------
 
 PASSWD = "".join(f"user{n}:x:{1000 + n}:{1000 + n}::/home/user{n}:/bin/sh\n" for n in range(25))
 """A file shaped like ``/etc/passwd``: 25 lines, none of them JSON."""
@@ -174,7 +176,7 @@ def test_a_record_of_the_named_cli_after_foreign_lines_still_makes_it_its_sessio
     assert parse_session(path, "claude_code").skipped_lines == 30
 
 
-# --- the session file of an id (newcomer's review B6) ----------------------------------
+# --- the session file of an id ----------------------------------
 
 SID = "0b6c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3"
 
@@ -229,3 +231,21 @@ def test_a_cursor_chat_of_its_own_database_is_the_session_of_its_composer_id(
     )
     copy = Path(f"{tmp_path}/copy/globalStorage/state.vscdb#chat-1")
     assert not adapter.is_session_file_of(copy, "chat-1")
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (lambda tmp: tmp / "missing.jsonl", "not found"),
+        (lambda tmp: tmp, "a directory, not a session file"),
+        (lambda tmp: Path("/dev/null"), "a device, pipe or socket, not a session file"),
+    ],
+)
+def test_a_path_that_is_no_regular_file_says_what_it_is_instead(
+    tmp_path: Path, make: Callable[[Path], Path], says: str
+) -> None:
+    path = make(tmp_path)
+    for parse in (parse_session, SessionCache().get):
+        with pytest.raises(SessionFormatError) as raised:
+            parse(path)
+        assert str(raised.value) == f"{path}: {says}"

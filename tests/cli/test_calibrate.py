@@ -1,4 +1,4 @@
-"""``driftguard calibrate`` as a new user meets it (issue #20): a home with 30 sessions of one
+"""``driftguard calibrate`` as a new user meets it: a home with 30 sessions of one
 model is calibrated and every score says so; a home with 3 is told it has not enough yet.
 Synthetic Claude Code sessions in Claude Code's own folders (tests/conftest.py isolates
 HOME)."""

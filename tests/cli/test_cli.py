@@ -286,7 +286,7 @@ def test_an_empty_file_says_it_is_empty(tmp_path: Path, capsys: pytest.CaptureFi
     assert capsys.readouterr().out.startswith("Not enough messages to score yet.")
 
 
-# --- the context window and where the host compacts (issue #8) ----------------------------
+# --- the context window and where the host compacts ----------------------------
 
 
 def _report(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
@@ -381,7 +381,7 @@ def test_preset_seed_scores_with_the_seed_design_and_says_so(
     }
 
 
-# --- driftguard status (issue #13) --------------------------------------------------------
+# --- driftguard status --------------------------------------------------------
 
 
 def test_status_prints_one_line_for_a_codex_session_and_reuses_the_cache(

@@ -1,6 +1,6 @@
 """Which session a command without PATH is about: a Claude Code hook's pointer does not
-take over the other CLIs' sessions (newcomer's review B1), and a subfolder finds its
-project's session (N3)."""
+take over the other CLIs' sessions, and a subfolder finds its
+project's session."""
 
 from __future__ import annotations
 

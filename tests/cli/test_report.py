@@ -1,4 +1,4 @@
-"""``driftguard report`` (issue #13 item 5): the session scored after every turn with the
+"""``driftguard report``: the session scored after every turn with the
 engine, compactions and loops placed where they happened, one page per session or an index
 of a project's sessions. The page's own rendering in a browser: test_report_browser.py."""
 

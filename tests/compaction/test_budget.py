@@ -1,4 +1,4 @@
-"""The room left before the host compacts, in tokens and turns (issue #13)."""
+"""The room left before the host compacts, in tokens and turns."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def test_without_usage_a_turns_growth_is_the_characters_it_added_over_four() -> 
 
 
 def test_one_grown_turn_gives_tokens_left_but_no_turns_estimate() -> None:
-    # the newcomer review's "~11,132 turns" came from a one-question session
+    # a one-question session once gave "~11,132 turns"
     for turns in ([[20_000]], [[20_000], [20_015]], [[20_000], [20_015], [20_030]]):
         room = budget(session(turns), 167_000)
         assert (room.growth_per_turn, room.turns_left) == (None, None)

@@ -1,4 +1,4 @@
-"""The compaction ledger (issue #13 item 3): what each compaction dropped, told without a
+"""The compaction ledger: what each compaction dropped, told without a
 model from the transcript, by every adapter; and the usable window the transcript's own
 automatic compaction shows (review item M2).
 

@@ -1,6 +1,6 @@
 """Real Claude Code with `driftguard setup --hooks` applied: the hooks run, the pointer and
 the status-line cache follow the session, and a saved handoff reaches the next session
-(issue #5). The model is :mod:`fake_model` on 127.0.0.1; HOME is private to the test."""
+. The model is :mod:`fake_model` on 127.0.0.1; HOME is private to the test."""
 
 from __future__ import annotations
 
@@ -148,7 +148,7 @@ def test_claude_codes_get_drift_is_about_the_session_its_own_process_started(
     host_project: Path,
     tmp_path: Path,
 ) -> None:
-    # newcomer's review B2: the SessionStart hook (run by claude through /bin/sh -c)
+    # The SessionStart hook (run by claude through /bin/sh -c)
     # points its claude process at the transcript, and the MCP server (claude's child)
     # reads that pointer, whatever session another terminal started in the project since.
     claude = real_cli("claude")

@@ -119,7 +119,7 @@ def _assert_design_report(report: dict[str, Any]) -> None:
 
 
 def _assert_what_the_model_reads(sent: str) -> None:
-    """What Claude Code and Codex put in front of the model (issue #11): the structured
+    """What Claude Code and Codex put in front of the model: the structured
     content as JSON, recommendation first, weights to 4 decimals, factors to 1, the goal
     and whether the score was recorded, and the text report as a field."""
     report = json.loads(sent)
@@ -369,7 +369,7 @@ def test_gemini_cli_session_calls_get_drift_about_its_own_session_file(
     output = json.loads(sent[0])["output"]
     assert f"gemini_cli · {conversation}" in output
     assert "resolved by newest in project" in output
-    # The text the model reads (issue #11): the recommendation first, the score with its
+    # The text the model reads: the recommendation first, the score with its
     # state, the goal line, the session line; no JSON.
     text = output.split("<untrusted_context>\n", 1)[-1]
     assert text.startswith(("Carry on", "Start fresh", "Not enough messages")), text
@@ -514,7 +514,7 @@ def test_codex_session_calls_get_drift_about_its_own_rollout_file(
     codex = real_cli("codex")
     register_codex(isolated_home, driftguard_command(), fake_model.url)
     if after_claude_code:
-        # newcomer's review B1: a Claude Code session of the project whose SessionStart
+        # A Claude Code session of the project whose SessionStart
         # hook pointed the project at it, its transcript newer than anything Codex writes
         # here; Codex's get_drift must still be about Codex's own session.
         claude_id = "aaaaaaaa-0000-4000-8000-000000000001"

@@ -1,4 +1,4 @@
-"""Real hosts judge ``driftguard setup`` (issue #4): in a private HOME holding each host's
+"""Real hosts judge ``driftguard setup``: in a private HOME holding each host's
 config (comments, other servers, unrelated keys: tests/fixtures/setup/home), the
 installed ``driftguard setup`` registers the server, and the pinned Claude Code, Gemini
 CLI and Codex themselves list it as connected / enabled; ``driftguard setup --uninstall``

@@ -1,4 +1,4 @@
-"""The goal a score uses, from the user's side (issue #11): every report says which goal
+"""The goal a score uses, from the user's side: every report says which goal
 it used and where it came from; the command line keeps a goal only when asked; try-outs
 and throwaway files never reach the history or pick up a remembered goal."""
 
@@ -253,7 +253,7 @@ def test_trend_on_the_command_line_tells_the_user_what_to_run_and_names_the_sess
     first, session_line = run(capsys, "trend").splitlines()
     assert first == "No scores recorded yet for this session: run `driftguard score` to record one."
     assert session_line.startswith(f"Session: claude_code · {transcript} · ")
-    # the calibration the score would use closes the line (issue #20)
+    # the calibration the score would use closes the line
     assert session_line.endswith(
         "· resolved by newest in project · default scales: no calibration yet "
         "(`driftguard calibrate` learns one)"
@@ -272,7 +272,7 @@ def test_trend_on_the_command_line_tells_the_user_what_to_run_and_names_the_sess
     assert lines[3].startswith(f"Session: claude_code · {transcript} · ")
 
 
-# --- files that share a session id (newcomer's review B6) ---------------------------------
+# --- files that share a session id ---------------------------------
 
 CODEX_ID = "0199cccc-dddd-7eee-8fff-000000000042"
 

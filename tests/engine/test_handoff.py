@@ -1,4 +1,4 @@
-"""The handoff prompt (docs/design.md §6 ``get_handoff``, issue #3 item 2): facts read from
+"""The handoff prompt (docs/design.md §6 ``get_handoff``): facts read from
 the remembered transcript, the five sections, the secret gate on every excerpt, and no
 raw tool output.
 

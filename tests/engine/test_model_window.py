@@ -1,5 +1,5 @@
 """Which window a Claude Code session runs with, 200k or 1M, when neither the user nor
-Claude Code's status line named it (issue #19 item 3).
+Claude Code's status line named it.
 
 Every expected value is worked out by hand from Claude Code 2.1.197's own rules
 (adapters/claude_code/_window.py, 19-seams §3.3): 1M for a ``[1m]`` model name, or for a

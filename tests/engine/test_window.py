@@ -1,4 +1,4 @@
-"""Where each host compacts: the usable window, its overrides, and reading them (issue #8).
+"""Where each host compacts: the usable window, its overrides, and reading them.
 
 Every expected value is computed by hand from the rules the pinned CLIs' code states
 (Claude Code 2.1.197, Gemini CLI 0.61.0, Codex 0.171.0; see driftguard/engine/window.py).

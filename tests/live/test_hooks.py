@@ -46,7 +46,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def transcript(isolated_home: Path, project: Path) -> Path:
     """The session's transcript, in Claude Code's own session folder (where the hooks'
-    transcripts always are: only files there have a history, issue #11)."""
+    transcripts always are: only files there have a history)."""
     return write_claude_session(
         isolated_home / ".claude" / "projects" / "-shop" / f"{SESSION_ID}.jsonl",
         REPLIES,
@@ -282,7 +282,7 @@ def test_stop_refreshes_the_status_line_cache_and_appends_history(
     assert status.context_tokens == 4010  # the last reply's usage: 10 + 4 × 1000
     assert status.context_window == 200_000
     assert status.warn_threshold == 61
-    assert status.usable_window == 167_000  # where Claude Code compacts (issue #13)
+    assert status.usable_window == 167_000  # where Claude Code compacts
     assert status.growth_per_turn == 1_000  # each turn's reply added 1,000 tokens
     assert status.loop is None
     snapshots = HistoryStore().read(history_key("claude_code", SESSION_ID))

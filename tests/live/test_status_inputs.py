@@ -1,6 +1,6 @@
 """`driftguard status` and Claude Code's status line answer from the cache only while
 nothing the score was made with has changed: the transcript, the remembered goal and the
-config (newcomer's review B5); with a config that cannot be used they say so (N1)."""
+config; with a config that cannot be used they say so."""
 
 from __future__ import annotations
 

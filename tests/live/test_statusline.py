@@ -1,5 +1,5 @@
-"""`driftguard statusline`: Claude Code's status-line JSON in, one short line out (issue #5
-item 2; payload fields from docs/formats.md §A.13)."""
+"""`driftguard statusline`: Claude Code's status-line JSON in, one short line out (payload
+fields from docs/formats.md §A.13)."""
 
 from __future__ import annotations
 
@@ -169,7 +169,7 @@ def test_the_first_call_of_a_transcript_too_large_to_score_in_time_says_it_follo
 
 
 def test_the_first_call_scores_a_remembered_goal_on_the_spot_too(transcript: Path) -> None:
-    # goal distance no longer imports scikit-learn (issue #10): a goal costs milliseconds
+    # goal distance no longer imports scikit-learn: a goal costs milliseconds
     HistoryStore().save_goal(history_key("claude_code", SESSION_ID), "ship the importer")
     line = _first_call(transcript)
     assert line.startswith("drift ")
@@ -271,7 +271,7 @@ class _Stdin:
         return False
 
 
-# --- the budget and loops (issue #13) ------------------------------------------------------
+# --- the budget and loops ------------------------------------------------------
 
 
 def test_the_line_shows_the_tokens_and_turns_left_before_the_host_compacts() -> None:

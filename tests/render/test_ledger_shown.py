@@ -1,4 +1,4 @@
-"""The compaction ledger where it is shown (issue #13 item 3): ``driftguard score`` (text and
+"""The compaction ledger where it is shown: ``driftguard score`` (text and
 ``--json``), ``get_drift`` (structured content and text), ``watch``, the HTML report and the
 handoff; every excerpt through the secret gate and, on a terminal, the printable filter.
 

@@ -1,4 +1,4 @@
-"""``driftguard report`` pages in a real headless Chromium (issue #13): they load with no
+"""``driftguard report`` pages in a real headless Chromium: they load with no
 console error and no request beyond the page itself, and the rendered DOM holds the charts
 and the compaction and loop markers in the expected counts. A screenshot of each is saved
 under ``.pytest-artifacts/`` for people to look at.

@@ -257,7 +257,7 @@ def test_a_file_outside_the_session_folders_says_it_has_no_history() -> None:
     assert trend_json(trend)["not_recorded_reason"] == "not in a session folder"
 
 
-# --- scales (issue #8) -------------------------------------------------------------------
+# --- scales -------------------------------------------------------------------
 
 
 def test_snapshots_of_another_scoring_are_set_aside_not_drawn_into_the_trajectory() -> None:

@@ -1,4 +1,4 @@
-"""The recommendation fits the trouble (issue #19 item 4): a loop asks for a step back, not
+"""The recommendation fits the trouble: a loop asks for a step back, not
 a fresh session, which would hit the same wall; a full or polluted context asks for a
 fresh start with the handoff; a factor under 10 points is never given as a reason. The
 scores, the JSON fields and ``handoff_suggested`` stay as they were: only the words move.

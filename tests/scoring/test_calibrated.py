@@ -1,4 +1,4 @@
-"""The calibrated scoring (issue #8): the rot curve, conversation tokens, the factor scales,
+"""The calibrated scoring: the rot curve, conversation tokens, the factor scales,
 the form-B composite, the handoff trigger and the evidence the recommendation names.
 
 Expected values are computed by hand from the formulas in driftguard/scoring/calibrated.py
@@ -25,7 +25,7 @@ from driftguard.scoring.calibrated import (
     linear_points,
     rot_points,
 )
-from driftguard.scoring.composite import combine, power_mean
+from driftguard.scoring.means import combine, power_mean
 
 CODING = dict(load_preset("coding").weights)
 

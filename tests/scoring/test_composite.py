@@ -24,12 +24,8 @@ from driftguard.scoring import (
     NOT_ENOUGH_MESSAGES,
     state_for,
 )
-from driftguard.scoring.composite import (
-    DriftReport,
-    composite_score,
-    handoff_suggested,
-    normalise_weights,
-)
+from driftguard.scoring.composite import DriftReport, handoff_suggested, normalise_weights
+from driftguard.scoring.means import composite_score
 
 CODING = {
     "context_saturation": 0.37,
@@ -198,7 +194,7 @@ def test_json_report_has_the_contract_field_names_and_what_issues_8_and_13_add()
         "usable_window_rule",
         "usable_window_overrides",
         "calibration",
-        "found_in",  # newcomer's review N3
+        "found_in",
     }
     assert payload["scoring"] == "seed"
     assert payload["session"]["usable_window"] == 167_000

@@ -1,5 +1,5 @@
 """What the factors read from the messages, kept up to date message by message, is what
-the factors' own definitions read from the whole sequence (issue #10).
+the factors' own definitions read from the whole sequence.
 
 The definitions — ``Session.message_count``, ``Session.assistant_texts``,
 ``factors.hedge_rise``, ``loops.steps``, the walk of ``calibrated.first_request_tokens`` —

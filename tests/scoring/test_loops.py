@@ -1,5 +1,5 @@
 """Action loops going on at the latest step: the same call over and over, a failing call
-retried, or two calls taking turns (issue #8).
+retried, or two calls taking turns.
 
 Thresholds: OpenHands' StuckDetector (4 identical action–observation pairs, 3 identical
 failing actions, 6 steps of A-B alternation) and Gemini CLI's LoopDetectionService (5

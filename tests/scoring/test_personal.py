@@ -1,4 +1,4 @@
-"""Calibration on the user's own sessions (issue #20, ``benchmarks/VALIDITY.md`` §7.3): the
+"""Calibration on the user's own sessions (``benchmarks/VALIDITY.md`` §7.3): the
 depth bins, the percentile scales and state lines, computed by hand."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The signals nearer to the outcome (issue #20 item 4, ``benchmarks/VALIDITY.md`` §7.2),
+"""The signals nearer to the outcome (``benchmarks/VALIDITY.md`` §7.2),
 counted by hand."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Goal distance's TF-IDF similarities equal scikit-learn's, float for float (issue #10):
+"""Goal distance's TF-IDF similarities equal scikit-learn's, float for float:
 ``cosine_similarity(m[0], m[1:])`` of ``m = TfidfVectorizer().fit_transform(documents)``
 is the oracle, on every corpus session (the goal against the last replies, and against the
 first and last replies as definition g2 compares them) and on random texts."""

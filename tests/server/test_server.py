@@ -72,7 +72,7 @@ def _session_file(project: Path, home: Path) -> Path:
 
 def _named_file(home: Path, name: str = "s.jsonl") -> Path:
     """A session file a caller names by path: in Claude Code's session folder of the
-    home, where MCP may read it (issue #9 item 2), for another project than the server's."""
+    home, where MCP may read it, for another project than the server's."""
     return home / ".claude" / "projects" / "-elsewhere" / name
 
 
@@ -86,7 +86,7 @@ async def test_tools_are_read_only_except_save_handoff_and_declare_their_output(
         assert tool.output_schema is not None
     for name in ("get_drift", "get_handoff", "get_trend"):
         assert tools[name].annotations.read_only_hint is True  # type: ignore[union-attr]
-    # save_handoff writes .driftguard/handoff.md (issue #5): not read-only, but only
+    # save_handoff writes .driftguard/handoff.md: not read-only, but only
     # additive (a replaced handoff.md is kept as handoff.prev.md).
     handoff = tools["save_handoff"].annotations
     assert handoff is not None
@@ -182,7 +182,7 @@ async def test_the_environment_session_id_wins_over_the_pointer_another_terminal
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Two Claude Code sessions in one project (newcomer's review B2): the project's pointer
+    # Two Claude Code sessions in one project: the project's pointer
     # names whichever started last; this server's own session id comes first.
     other = write_claude_session(tmp_path / "other-terminal.jsonl", ["fresh start", "ok"])
     write_pointer(project, other, "claude_code", "11111111-2222-4333-8444-555555555555")
@@ -201,7 +201,7 @@ async def test_the_environment_session_id_wins_over_the_pointer_another_terminal
 async def test_a_codex_hosts_get_drift_is_about_its_own_session_not_claude_codes_pointer(
     project: Path, isolated_home: Path
 ) -> None:
-    # newcomer's review B1: one Claude Code SessionStart hook in the project, then Codex
+    # One Claude Code SessionStart hook in the project, then Codex
     claude = _session_file(project, isolated_home)
     write_pointer(project, claude, "claude_code", "aaaaaaaa-0000-4000-8000-000000000001")
     thread = "019ad000-0000-7000-8000-00000000000a"
@@ -489,7 +489,7 @@ HEAVY_MODULES = (
     "driftguard.store.history",
     "driftguard.secrets",
 )
-"""What a server does not import before its first tool call (issue #10)."""
+"""What a server does not import before its first tool call."""
 
 
 def test_a_server_answers_initialize_and_lists_its_tools_before_importing_the_engine(
@@ -692,7 +692,7 @@ async def test_the_window_claude_code_reported_overrides_the_inferred_one(
     assert after.structured_content["session"]["context_window"] == 1_000_000
 
 
-# --- reading only session files (issue #9 item 2) ---------------------------------------
+# --- reading only session files ---------------------------------------
 
 SECRET_NOTE = "PRIVATE-NOTE-7f3a9c: the quarterly numbers are 4,812,300"
 """Text of a transcript-shaped file outside every session folder: must never come back."""
@@ -740,6 +740,17 @@ async def test_a_path_that_climbs_out_of_a_session_folder_is_refused(
     for text in await _refusals(client, str(sneaky)):
         assert "refused" in text
         assert "PRIVATE-NOTE" not in text
+
+
+@pytest.mark.parametrize(
+    "long", ["x" * 5000, "/" + "a/" * 2500, "~/.claude/projects/" + "b" * 5000]
+)
+async def test_a_long_session_argument_is_quoted_in_its_error_only_in_part(
+    client: Client, long: str
+) -> None:
+    for text in await _refusals(client, long):
+        assert len(text) < 1_500
+        assert long not in text
 
 
 async def test_a_symlink_in_a_session_folder_to_a_file_outside_is_refused(

@@ -435,7 +435,7 @@ def test_an_append_feeds_only_the_new_line_and_reads_only_a_little(
 
 def _rewrite_keeping_size_and_mtime(path: Path, content: bytes) -> None:
     """Write ``content`` (as long as the file) over ``path`` in place, then set its mtime
-    back: size, mtime and inode all stay as they were (issue #9 item 6)."""
+    back: size, mtime and inode all stay as they were."""
     before = path.stat()
     assert len(content) == before.st_size
     with path.open("r+b") as fh:

@@ -1,5 +1,5 @@
 """Which session a tool call is about: argument → this host process's pointer → env →
-the project's pointer → newest (docs/design.md §6; newcomer's review B2)."""
+the project's pointer → newest (docs/design.md §6)."""
 
 from __future__ import annotations
 
@@ -206,7 +206,7 @@ def test_the_project_is_the_first_named_of_the_variables_the_roots_and_the_cwd(
     assert (project, source) == (Path(expected[0]) if expected[0] else Path.cwd(), expected[1])
 
 
-# --- one Claude Code process, one session (newcomer's review B2) -------------------------
+# --- one Claude Code process, one session -------------------------
 
 FAKE_HOST = r"""
 import subprocess, sys
@@ -322,7 +322,7 @@ def test_the_environment_session_id_comes_before_the_projects_pointer(
     assert resolve_session(None, project=project, env={}).path == other  # no id: the pointer
 
 
-# --- the project's pointer is Claude Code's, not every host's (newcomer's review B1) ----
+# --- the project's pointer is Claude Code's, not every host's ----
 
 CODEX_THREAD = "019ad000-0000-7000-8000-00000000000a"
 
@@ -479,7 +479,7 @@ def test_a_process_pointer_of_another_project_is_passed_over(
     assert resolve_on_command_line(inner, env={}).resolved_by == "process_pointer"
 
 
-# --- a subfolder finds its project's session, as git finds its repository (N3) ----------
+# --- a subfolder finds its project's session, as git finds its repository ----------
 
 
 def test_a_subfolder_without_sessions_takes_the_nearest_folder_above_that_has_one(

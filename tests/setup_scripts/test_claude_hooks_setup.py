@@ -1,5 +1,5 @@
 """`driftguard setup --hooks`: the status line and hooks in Claude Code's settings.json,
-with setup's safety rules (issue #5 item 5)."""
+with setup's safety rules."""
 
 from __future__ import annotations
 
@@ -270,7 +270,7 @@ def test_cli_setup_hooks_for_a_project_leaves_the_user_settings_alone(
     assert "claude_code hooks" not in capsys.readouterr().out
 
 
-# --- what plain `setup --uninstall` says about the hooks (review of issue #5) ---
+# --- what plain `setup --uninstall` says about the hooks ---
 
 STILL_INSTALLED = (
     "claude_code hooks: still installed (SessionStart, UserPromptSubmit, Stop, statusLine "

@@ -1,6 +1,6 @@
 """`driftguard setup` for Claude Code when ``claude`` is on PATH: it registers through
 ``claude mcp add-json --scope user`` and removes through ``claude mcp remove --scope user``
-(issue #4, docs/host-configs.md §3.1).
+(docs/host-configs.md §3.1).
 
 The ``claude`` here is a stand-in script: it logs its arguments and edits
 ``.claude.json`` the way Claude Code 2.1.197 does (whole file rewritten with two-space

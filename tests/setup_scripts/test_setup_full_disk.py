@@ -1,4 +1,4 @@
-"""`driftguard setup` on a full disk (issue #9 item 5): a backup is complete or absent.
+"""`driftguard setup` on a full disk: a backup is complete or absent.
 
 The disk is made "full" for a child process with a real file-size limit (RLIMIT_FSIZE,
 what ``ulimit -f`` sets): a write past it fails with EFBIG (Python ignores SIGXFSZ), as a

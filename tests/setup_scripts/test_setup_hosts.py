@@ -1,5 +1,5 @@
-"""`driftguard setup` on each host's config file, through the command line (issue #4,
-docs/design.md §8, §10): only driftguard's entry changes, uninstall gives the file back, dry runs
+"""`driftguard setup` on each host's config file, through the command line
+(docs/design.md §8, §10): only driftguard's entry changes, uninstall gives the file back, dry runs
 write nothing, files that do not parse are refused, hosts that are not installed get
 nothing.
 
@@ -689,7 +689,7 @@ def test_the_cli_host_choices_are_the_setup_hosts() -> None:
     assert SETUP_HOSTS == HOST_NAMES
 
 
-# --- read-only files, --update with the user's keys, notes, backups (review of issue #4) ---
+# --- read-only files, --update with the user's keys, notes, backups ---
 
 
 @pytest.mark.skipif(os.name == "nt", reason="POSIX permission bits")

@@ -1,5 +1,5 @@
 """Property: for randomly generated valid configs, setup adds exactly driftguard's entry
-and uninstall gives back the original (issue #4: "install → uninstall is the identity on
+and uninstall gives back the original ("install → uninstall is the identity on
 the parsed content"; here also on the bytes, for the layouts JSON and TOML writers
 produce).
 

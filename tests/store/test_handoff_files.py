@@ -1,5 +1,5 @@
 """The handoff loop on disk: `handoff --write` / `save_handoff` save it in
-`.driftguard/`, the next SessionStart takes it once (issue #5 item 4)."""
+`.driftguard/`, the next SessionStart takes it once."""
 
 from __future__ import annotations
 
@@ -626,7 +626,7 @@ def test_no_planted_secret_reaches_the_prompt_handoff_md_or_handoff_json(
             assert secret not in text, f"{kind} in the {place} leaks into {where}"
 
 
-# --- write only where the user works (issue #9 item 1) ---------------------------------
+# --- write only where the user works ---------------------------------
 
 
 def test_cli_handoff_write_of_a_session_naming_a_victim_folder_saves_nothing_and_says_so(

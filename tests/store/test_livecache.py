@@ -1,4 +1,4 @@
-"""The live cache of the hooks and the atomic writes behind it (issue #5 items 2-3)."""
+"""The live cache of the hooks and the atomic writes behind it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``driftguard calibrate``: learn what is normal for you from your own sessions (issue #20)."""
+"""``driftguard calibrate``: learn what is normal for you from your own sessions."""
 
 from __future__ import annotations
 
