@@ -45,6 +45,7 @@ from driftguard.scoring import calibrated, factors
 from driftguard.scoring.calibrated import CALIBRATION, Calibration, Measures
 from driftguard.scoring.features import Features
 from driftguard.scoring.goal import goal_distance
+from driftguard.scoring.loops import loop_in
 from driftguard.scoring.means import combine, composite_score
 from driftguard.scoring.personal import Personal, remap
 from driftguard.scoring.wording import (
@@ -259,7 +260,8 @@ def score_session(
 
     Returns:
         The :class:`DriftReport`; a session with fewer than 2 messages scores 0 with
-        every factor 0 (``goal_distance`` ``None``).
+        every factor 0 (``goal_distance`` ``None``) — unless, under ``"calibrated"``, an
+        action loop is going on (:func:`~.loops.loop_in`), which is scored as ever.
     """
     if warn_threshold is None:
         warn_threshold = WARN_THRESHOLDS[scoring]
@@ -270,7 +272,11 @@ def score_session(
         features = Features.of(session.messages)
     count = features.messages
     has_goal = goal is not None and goal.strip() != ""
-    if count < MIN_MESSAGES:
+    # Under the calibrated scoring an action loop going on is scored however few messages
+    # there are: an agent can loop through its first turn without writing a word, and that
+    # is when the person most needs to know (the seed, as first written, waits).
+    looping = scoring == "calibrated" and loop_in(features.steps) is not None
+    if count < MIN_MESSAGES and not looping:
         values: dict[str, float | None] = dict.fromkeys(FACTOR_NAMES, 0.0)
         values["goal_distance"] = None
         return DriftReport(

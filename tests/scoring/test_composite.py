@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ledger_sessions import Event, write_claude, write_codex, write_gemini
 
+from driftguard.adapters import parse_session
 from driftguard.engine.drift import score_session as _score_session
 from driftguard.model import FACTOR_NAMES, ParsedMessage, Session
 from driftguard.render.text import (
@@ -25,6 +28,7 @@ from driftguard.scoring import (
     state_for,
 )
 from driftguard.scoring.composite import DriftReport, handoff_suggested, normalise_weights
+from driftguard.scoring.loops import describe_loop
 from driftguard.scoring.means import composite_score
 
 CODING = {
@@ -332,3 +336,25 @@ def test_replies_sharing_no_trigram_give_repetition_0(lengths: list[int]) -> Non
     replies = [" ".join(f"w{i}x{j}" for j in range(n)) for i, n in enumerate(lengths)]
     report = score_session(make_session(replies), weights=CODING)
     assert report.factors["repetition"] == 0.0
+
+
+@pytest.mark.parametrize("write", ["claude", "codex", "gemini"])
+def test_a_loop_in_the_first_turn_is_scored_before_the_model_has_written_a_word(
+    tmp_path: Path, write: str
+) -> None:
+    events = [Event("prompt", "Make the test suite pass.")]
+    events += [Event("shell", "npm test", output="npm ERR! missing script: test", failed=True)] * 8
+    writers = {
+        "claude": lambda: write_claude(tmp_path / "s.jsonl", events),
+        "codex": lambda: write_codex(tmp_path, events),
+        "gemini": lambda: write_gemini(tmp_path / "s.jsonl", events),
+    }
+    session = parse_session(writers[write]())
+    report = _score_session(session, weights=CODING)
+    assert report.measures is not None
+    assert report.measures.loop is not None
+    assert "npm test" in describe_loop(report.measures.loop)
+    assert report.factors["repetition"] == 100.0
+    assert "`npm test` failed 8 times in a row" in report.recommendation
+    # the seed (docs/design.md §5 as first written) still waits for two messages
+    assert score_session(session, weights=CODING).recommendation == NOT_ENOUGH_MESSAGES
