@@ -613,16 +613,16 @@ model never sees more than a window's worth of them; the factor 2 is room for te
 takes fewer characters per token than the estimate says (code, non-Latin scripts).
 
 It never binds on a real session: the largest remembered text at any line of any session
-of the shared corpus (``/work/shared/corpus``) is 104,388 characters (a Claude Code 1.0.24
-session), and of the 538 labelled runs (``../shared/validation``, unpacked) 273,329 (a
-Gemini 3 Pro run of set D1, whose window is 1M tokens): 3.3 % of this bound, printed by
-``python scripts/remembered_peak.py /work/shared/corpus DEV`` (``DEV``: where
-``dev-sessions.tar.gz`` was unpacked). The
-benchmark's session compacted as Claude Code compacts a 200k window
-(``benchmarks/gen_claude_session.py --compact-at 167000``) remembers at most 2,345,900
-characters between two compactions (its first 20 MB, counted the same way). What
-makes it bind is a file that never compacts past any window, such as the benchmark's
-never-compacted 1 GB session: without it, a parser would keep the whole file's text."""
+of the shared corpus (``../shared/corpus`` beside the project) is 104,388 characters (a
+Claude Code 1.0.24 session), and of the 538 labelled runs (``../shared/validation``,
+unpacked) 273,329 (a Gemini 3 Pro run of set D1, whose window is 1M tokens): 3.3 % of
+this bound, printed by ``python scripts/remembered_peak.py ../shared/corpus DEV``
+(``DEV``: where ``dev-sessions.tar.gz`` was unpacked). The benchmark's session compacted
+as Claude Code compacts a 200k window (``benchmarks/gen_claude_session.py --compact-at
+167000``) remembers at most 2,345,900 characters between two compactions (its first 20
+MB, counted the same way). What makes it bind is a file that never compacts past any
+window, such as the benchmark's never-compacted 1 GB session: without it, a parser would
+keep the whole file's text."""
 
 
 _S = TypeVar("_S")
