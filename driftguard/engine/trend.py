@@ -23,7 +23,8 @@ def trend(
     more_folders: Sequence[Path] = (),
 ) -> Trend:
     """The trend of the session's recorded snapshots (docs/design.md §6), over those made with the
-    scoring, preset and goal in force now (the others are set aside: scores of another scale).
+    scoring, preset and goal in force now (the others are set aside: scored another way,
+    they are not comparable).
     A file outside the session folders has no history: an empty trend."""
     facts = session_facts(session, project=project, store=store, more_folders=more_folders)
     config = facts.config

@@ -27,7 +27,7 @@ from driftguard.model import (
     WindowSource,
 )
 from driftguard.render.ledger import ledger_view
-from driftguard.scoring.composite import NOT_ENOUGH_MESSAGES, DriftReport
+from driftguard.scoring.composite import MIN_MESSAGES, NOT_ENOUGH_MESSAGES, DriftReport
 from driftguard.scoring.loops import describe_loop
 from driftguard.scoring.wording import NOTABLE
 from driftguard.terminal import printable
@@ -231,25 +231,30 @@ def render_text(report: DriftReport, *, audience: Audience = "cli") -> str:
     """The docs/design.md §5.5 text report: recommendation, factor bars (then the active factors
     left out, all below 10 points, in one line), the score line with its state, and the
     handoff hint for ``audience`` when the recommendation asks for a fresh start
-    (:func:`offers_handoff`)."""
-    lines = [report.recommendation]
-    if report.recommendation != NOT_ENOUGH_MESSAGES:
-        lines.append("")
-        width = max(len(label) for label in FACTOR_LABELS.values())
-        shown = _shown_factors(report)
-        for name in shown:
-            value = report.factors[name] or 0.0
-            line = f"  {FACTOR_LABELS[name]:<{width}}  {bar(value)}  {display_round(value):5.1f}"
-            if report.weights.get(name, 0.0) <= 0:
-                line += "  (weight 0: not counted)"
-            lines.append(line)
-        hidden = [name for name in _active_ranked(report) if name not in shown]
-        if hidden:
-            lines.append(f"  (others below 10: {_hidden_factors(report, hidden)})")
-        lines.append("")
-    lines.append(
-        f"Score: {report.score}/100 ({report.state}) · {plural(report.messages, 'message')}"
-    )
+    (:func:`offers_handoff`). A session of fewer than ``MIN_MESSAGES`` messages, not
+    scored, gets one line saying so instead."""
+    if report.recommendation == NOT_ENOUGH_MESSAGES:
+        # One line: a second "Score: 0/100 (fresh)" would read as a verdict on no evidence.
+        return (
+            f"{report.recommendation[:-1]}: {plural(report.messages, 'message')} so far, "
+            f"scoring starts at {MIN_MESSAGES} (0/100, fresh, until then)."
+        )
+    lines = [report.recommendation, ""]
+    width = max(len(label) for label in FACTOR_LABELS.values())
+    shown = _shown_factors(report)
+    for name in shown:
+        value = report.factors[name] or 0.0
+        line = f"  {FACTOR_LABELS[name]:<{width}}  {bar(value)}  {display_round(value):5.1f}"
+        if report.weights.get(name, 0.0) <= 0:
+            line += "  (weight 0: not counted)"
+        lines.append(line)
+    hidden = [name for name in _active_ranked(report) if name not in shown]
+    if hidden:
+        lines.append(f"  (others below 10: {_hidden_factors(report, hidden)})")
+    lines += [
+        "",
+        f"Score: {report.score}/100 ({report.state}) · {plural(report.messages, 'message')}",
+    ]
     if offers_handoff(report):
         lines.append(handoff_line(audience))
     return "\n".join(lines)

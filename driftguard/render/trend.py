@@ -54,7 +54,7 @@ def render_trend_text(trend: Trend, audience: Audience = "mcp") -> str:
     if trend.outside:
         return OUTSIDE_SESSION_FOLDERS
     aside = (
-        "Not part of this trend (scores of another scale): "
+        "Not part of this trend (scored another way, not comparable): "
         + ", ".join(
             f"{plural(count, 'snapshot')} with {kind}" for kind, count in trend.set_aside_kinds
         )

@@ -72,8 +72,11 @@ def test_a_session_with_one_message_is_not_enough_to_score(
     )
     assert main(["score", str(session)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("Not enough messages to score yet.")
-    assert "Score: 0/100 (fresh) · 1 message\n" in out
+    assert out.startswith(
+        "Not enough messages to score yet: 1 message so far, scoring starts at 2"
+        " (0/100, fresh, until then).\n"
+    )
+    assert "Score:" not in out
 
 
 def test_a_missing_path_exits_2_with_one_line_naming_it(
@@ -283,7 +286,7 @@ def test_an_empty_file_says_it_is_empty(tmp_path: Path, capsys: pytest.CaptureFi
     assert f"{empty} is empty" in err
     assert "pass --cli" in err
     assert main(["score", "--cli", "claude_code", str(empty)]) == 0
-    assert capsys.readouterr().out.startswith("Not enough messages to score yet.")
+    assert capsys.readouterr().out.startswith("Not enough messages to score yet: 0 messages")
 
 
 # --- the context window and where the host compacts ----------------------------

@@ -243,7 +243,10 @@ def test_a_goal_try_out_leaves_no_snapshot_and_a_kept_goal_starts_a_new_trend(
     trend = json.loads(run(capsys, "trend", "--json"))
     assert (trend["snapshots"], trend["set_aside"], trend["trajectory"]) == (1, 1, None)
     text = run(capsys, "trend")
-    assert "Not part of this trend (scores of another scale): 1 snapshot with no goal." in text
+    assert (
+        "Not part of this trend (scored another way, not comparable): 1 snapshot with no goal."
+        in text
+    )
     assert "stable" not in text
 
 

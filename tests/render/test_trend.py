@@ -269,8 +269,8 @@ def test_snapshots_of_another_scoring_are_set_aside_not_drawn_into_the_trajector
     assert trend.set_aside == 3
     text = render_trend_text(trend)
     assert (
-        "Not part of this trend (scores of another scale): 3 snapshots with the seed scoring "
-        "of driftguard 0.1." in text
+        "Not part of this trend (scored another way, not comparable): 3 snapshots with the "
+        "seed scoring of driftguard 0.1." in text
     )
 
 
@@ -290,8 +290,8 @@ def test_a_history_holding_only_another_scoring_says_what_it_holds_without_contr
     assert render_trend_text(trend, "cli") == (
         "No scores recorded yet with the current scoring, preset and goal: run "
         "`driftguard score` to start this trend.\n"
-        "Not part of this trend (scores of another scale): 1 snapshot with the seed scoring "
-        "of driftguard 0.1."
+        "Not part of this trend (scored another way, not comparable): 1 snapshot with the "
+        "seed scoring of driftguard 0.1."
     )
 
 

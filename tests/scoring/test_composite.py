@@ -141,7 +141,7 @@ def test_fewer_than_two_messages_reports_not_enough_messages() -> None:
     payload = to_json_dict(report)
     assert payload["factors"]["goal_distance"] is None
     assert all(payload["factors"][n] == 0.0 for n in FACTOR_NAMES if n != "goal_distance")
-    assert render_text(report).startswith(NOT_ENOUGH_MESSAGES)
+    assert render_text(report).startswith(NOT_ENOUGH_MESSAGES[:-1])
 
 
 def test_the_compaction_summary_is_not_a_message() -> None:
@@ -228,9 +228,12 @@ def test_text_report_leads_with_the_recommendation_and_shows_bars() -> None:
     assert render_text(report, audience="mcp").splitlines()[-1].startswith("→ Call get_handoff()")
 
 
-def test_text_report_counts_one_message_in_the_singular() -> None:
+def test_a_session_too_short_to_score_says_so_in_one_line_of_1_message() -> None:
     report = score_session(make_session(["only one reply"], prompts=0), weights=CODING)
-    assert render_text(report).splitlines()[-1] == "Score: 0/100 (fresh) · 1 message"
+    assert render_text(report) == (
+        "Not enough messages to score yet: 1 message so far, scoring starts at 2"
+        " (0/100, fresh, until then)."
+    )
 
 
 @pytest.mark.parametrize(
