@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, NoReturn
 
-from driftguard.cli._common import EXIT_BAD_INPUT, EXIT_OK
+from driftguard.cli._common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK
 from driftguard.errors import DriftguardError, UnknownFormatError
 
-__all__ = ["COMMANDS", "Command", "build_parser", "main"]
+__all__ = ["COMMANDS", "Command", "build_parser", "main", "serve_main"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,8 +133,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``driftguard`` with ``argv`` (default ``sys.argv[1:]``); returns the exit code.
 
     Exit codes (docs/design.md §10): 0 success; 2 bad input (missing or unreadable path, unknown
-    format, bad config, bad flag) with one line on stderr.
+    format, bad config, bad flag) with one line on stderr; 130 when Ctrl-C stops it, with
+    one line (``driftguard: interrupted``), whether it was importing a command's modules,
+    reading a session or serving (``setup`` says which hosts it finished itself).
     """
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        print("driftguard: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def serve_main() -> int:
+    """``driftguard-mcp``, the alias of ``driftguard serve``: through :func:`main`, so that
+    Ctrl-C while the server's modules load is one line too, not a traceback."""
+    return main(["serve", *sys.argv[1:]])
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """:func:`main` but for Ctrl-C."""
     # A console that cannot show the bars (cp1252 on Windows) gets "?" instead of a crash.
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="replace")

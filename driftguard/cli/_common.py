@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEMO_SESSION",
     "EXIT_BAD_INPUT",
+    "EXIT_INTERRUPTED",
     "EXIT_OK",
     "add_session_arguments",
     "check_project",
@@ -40,6 +41,8 @@ __all__ = [
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+"""Ctrl-C: 128 + SIGINT (2), the shell's own code for a command it interrupted."""
 DEMO_SESSION = "demo-session.jsonl"
 
 

@@ -9,6 +9,7 @@ import pytest
 import zstandard
 from conftest import corpus_file, write_claude_session
 
+import driftguard.cli
 from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.cli import main
 
@@ -462,3 +463,28 @@ def test_a_file_with_no_record_of_the_named_cli_exits_2_with_one_line(
         )
     assert main(["score", str(passwd)]) == 2  # without --cli: no CLI's record, as before
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_ctrl_c_while_a_command_loads_is_one_line_and_exit_130(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(name: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(driftguard.cli.importlib, "import_module", interrupted)
+    assert main(["score"]) == 130
+    assert capsys.readouterr().err == "driftguard: interrupted\n"
+
+
+def test_ctrl_c_while_a_session_is_read_is_one_line_and_exit_130(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    from driftguard.cli.commands import score
+
+    monkeypatch.setattr(score, "run", interrupted)
+    assert main(["score", str(tmp_path / "s.jsonl")]) == 130
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", "driftguard: interrupted\n")

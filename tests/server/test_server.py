@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -835,3 +836,46 @@ async def test_a_session_argument_the_system_refuses_is_one_tool_error_naming_th
     assert said in text
     assert "Traceback" not in text
     assert len(text) < 1_000
+
+
+def test_ctrl_c_stops_a_running_server_with_one_line_and_exit_130(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    # driftguard-mcp's entry point (pyproject) is serve_main: started the same way here.
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from driftguard.cli import serve_main; sys.exit(serve_main())",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_server_env(isolated_home),
+        cwd=tmp_path,
+    )
+    assert process.stdin is not None
+    assert process.stdout is not None
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw-test", "version": "1"},
+        },
+    }
+    watchdog = threading.Timer(60, process.kill)
+    watchdog.start()
+    try:
+        process.stdin.write(json.dumps(initialize) + "\n")
+        process.stdin.flush()
+        assert json.loads(process.stdout.readline())["id"] == 1  # up and serving
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    finally:
+        watchdog.cancel()
+    assert process.returncode == 130
+    assert err == "driftguard: interrupted\n"
