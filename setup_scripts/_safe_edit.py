@@ -42,7 +42,10 @@ inverse splice, and what install *created* — the file, the ``mcpServers`` obje
 project's config folder — is recorded in a small ledger (``~/.driftcli/setup-ledger.json``,
 relocated by ``DRIFTGUARD_HOME``) and removed again when nothing else was put in it
 since (a file is deleted only when nothing but ``{}`` or blank text would remain, so
-there is nothing of the user's to back up). Without the ledger (lost, or another state
+there is nothing of the user's to back up). An uninstall forgets only the records of what
+it took out, so that the next one of the same file still knows the rest (Gemini CLI's
+``settings.json`` holds the server entry and the hooks, removed one after the other).
+Without the ledger (lost, or another state
 folder), uninstall still removes only the entry and leaves an empty ``mcpServers``.
 """
 
@@ -493,15 +496,24 @@ def read_ledger() -> dict[str, frozenset[str]]:
     }
 
 
-def _update_ledger(config: Path, created: frozenset[str] | None) -> str | None:
-    """Add to what install created in ``config`` (``None``: forget it, after uninstall);
-    returns a warning when the ledger cannot be written (the edit itself is done)."""
+def _update_ledger(
+    config: Path, created: frozenset[str] | None, forgotten: frozenset[str] | None = None
+) -> str | None:
+    """Add ``created`` to what install created in ``config``; with ``created`` ``None``
+    (after uninstall) forget the records ``forgotten`` (``None``: all of them, the file is
+    gone). Returns a warning when the ledger cannot be written (the edit itself is done)."""
     ledger = read_ledger()
     key = str(config)
     if created is None:
         if key not in ledger:
             return None
-        del ledger[key]
+        kept = frozenset() if forgotten is None else ledger[key] - forgotten
+        if kept == ledger[key]:
+            return None
+        if kept:
+            ledger[key] = kept
+        else:
+            del ledger[key]
     else:
         if created <= ledger.get(key, frozenset()):
             return None
@@ -579,9 +591,13 @@ class Plan:
     expected: dict[str, Any]
     """What the new text reads as (an empty server table dropped)."""
     created: frozenset[str] | None
-    """Install: what it creates (added to the ledger); uninstall: ``None`` (forgotten)."""
+    """Install: what it creates (added to the ledger); uninstall: ``None``."""
     diff: str
     remove_folder: bool = False
+    forgotten: frozenset[str] = frozenset()
+    """Uninstall: the ledger's records of what this edit took out (or found gone); the
+    others stay, for the next edit of the same file — Gemini CLI's ``settings.json`` holds
+    both the server entry and the hooks. Deleting the file forgets them all."""
 
 
 def _plan(
@@ -622,7 +638,15 @@ def _plan(
     if "file" in made and removed is not None and removed.strip(" \t\r\n") in ("", "{}"):
         removed = None  # install created the file and nothing else was put in it since
     diff = unified_diff(found.path, text, removed)
-    return Plan("removed", removed, expected, None, diff, remove_folder="folder" in made)
+    return Plan(
+        "removed",
+        removed,
+        expected,
+        None,
+        diff,
+        remove_folder="folder" in made,
+        forgotten=frozenset({"container"}),
+    )
 
 
 def inspect_config(
@@ -826,7 +850,8 @@ def _write(
         return failed(f"{shown} did not read back as written; the original was put back")
 
     extra = list(notes)
-    warning = _update_ledger(Path(os.path.realpath(target)), plan.created)
+    forgotten = None if plan.text is None else plan.forgotten
+    warning = _update_ledger(Path(os.path.realpath(target)), plan.created, forgotten)
     if warning:
         extra.append(warning)
     return HostResult(

@@ -956,3 +956,57 @@ def test_backups_made_within_one_second_keep_the_newest_three_in_the_order_writt
         ),
     )
     assert [p.read_text(encoding="utf-8") for p in kept] == ["version 4", "version 5", "version 6"]
+
+
+HOOKS_FILES = {
+    "claude_code": ".claude/settings.json",
+    "gemini_cli": ".gemini/settings.json",  # the same file as its server entry
+    "codex_cli": ".codex/hooks.json",
+    "cursor": ".cursor/hooks.json",
+}
+"""Each host's user hooks file, relative to the home folder."""
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_uninstall_with_hooks_gives_back_every_file_byte_for_byte(
+    host: str, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    before = snapshot(isolated_home)
+    assert _setup("--hooks", "--host", host) == 0
+    assert (isolated_home / HOOKS_FILES[host]).is_file()
+
+    assert _setup("--hooks", "--uninstall", "--host", host) == 0
+
+    assert _users_files(isolated_home) == {name: data for name, (data, _) in before.items()}
+    capsys.readouterr()
+
+
+def _users_files(home: Path) -> dict[str, bytes]:
+    """Every file under ``home`` but setup's backups and its ledger, with its bytes."""
+    return {
+        name: data
+        for name, (data, _) in snapshot(home).items()
+        if ".driftguard-backup-" not in name and not name.startswith(".driftcli/")
+    }
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_uninstall_with_hooks_removes_every_file_it_created(
+    host: str, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = isolated_home / (".gemini" if host == "gemini_cli" else f".{host.split('_')[0]}")
+    folder.mkdir()
+    assert _setup("--hooks", "--host", host) == 0
+    assert (isolated_home / HOOKS_FILES[host]).is_file()
+
+    assert _setup("--hooks", "--uninstall", "--host", host) == 0
+
+    left = sorted(str(p.relative_to(isolated_home)) for p in isolated_home.rglob("*"))
+    left = [name for name in left if not name.startswith(".driftcli")]
+    assert [name for name in left if ".driftguard-backup-" not in name] == [folder.name]
+    assert json.loads((isolated_home / ".driftcli" / "setup-ledger.json").read_text("utf-8")) == {
+        "version": 1,
+        "created": {},
+    }
+    capsys.readouterr()
