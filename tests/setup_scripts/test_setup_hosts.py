@@ -1010,3 +1010,141 @@ def test_uninstall_with_hooks_removes_every_file_it_created(
         "created": {},
     }
     capsys.readouterr()
+
+
+def test_project_hooks_uninstall_removes_every_folder_install_created(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    project = tmp_path / "shop"
+    project.mkdir()
+    assert _setup("--hooks", "--project", str(project)) == 0
+    assert (project / ".cursor" / "rules" / "driftguard.mdc").is_file()
+
+    assert _setup("--hooks", "--project", str(project), "--uninstall") == 0
+
+    assert sorted(project.rglob("*")) == []
+    ledger = json.loads((isolated_home / ".driftcli" / "setup-ledger.json").read_text("utf-8"))
+    assert ledger["created"] == {}
+    capsys.readouterr()
+
+
+def test_project_hooks_uninstall_keeps_the_folders_that_were_there(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    project = tmp_path / "shop"
+    (project / ".cursor" / "rules").mkdir(parents=True)
+    (project / ".gemini").mkdir()
+    assert _setup("--hooks", "--project", str(project)) == 0
+    assert _setup("--hooks", "--project", str(project), "--uninstall") == 0
+    left = sorted(str(p.relative_to(project)) for p in project.rglob("*"))
+    assert left == [".cursor", ".cursor/rules", ".gemini"]
+    capsys.readouterr()
+
+
+def test_a_folder_install_created_stays_while_it_holds_a_file_of_the_users(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    project = tmp_path / "shop"
+    project.mkdir()
+    assert _setup("--hooks", "--project", str(project), "--host", "cursor") == 0
+    mine = project / ".cursor" / "rules" / "mine.mdc"
+    mine.write_text("my rule\n", encoding="utf-8")
+    assert _setup("--hooks", "--project", str(project), "--uninstall", "--host", "cursor") == 0
+    assert sorted(str(p.relative_to(project)) for p in project.rglob("*")) == [
+        ".cursor",
+        ".cursor/rules",
+        ".cursor/rules/mine.mdc",
+    ]
+    mine.unlink()
+    # a later uninstall, with nothing of driftguard's left, still removes what it made
+    assert _setup("--hooks", "--project", str(project), "--uninstall", "--host", "cursor") == 0
+    assert sorted(project.rglob("*")) == []
+    capsys.readouterr()
+
+
+def _tree(root: Path) -> dict[str, tuple[int, bytes | None]]:
+    """Every folder and file under ``root``: its permission bits, and a file's bytes."""
+    return {
+        str(path.relative_to(root)): (
+            stat.S_IMODE(path.lstat().st_mode),
+            path.read_bytes() if path.is_file() else None,
+        )
+        for path in sorted(root.rglob("*"))
+    }
+
+
+def _users_project(project: Path, layout: str) -> None:
+    """A project with files of the user's, and ``layout``'s Cursor folders."""
+    (project / "src").mkdir(parents=True)
+    (project / "README.md").write_bytes(b"# shop\r\n")
+    (project / "src" / "app.py").write_bytes(b"print('hi')\n")
+    if layout != "no .cursor":
+        (project / ".cursor").mkdir()
+        (project / ".cursor" / "environment.json").write_bytes(b'{"install": "make"}\n')
+    if layout == ".cursor/rules with a rule":
+        (project / ".cursor" / "rules").mkdir()
+        (project / ".cursor" / "rules" / "style.mdc").write_bytes(b"use tabs\n")
+
+
+@pytest.mark.parametrize(
+    "layout", ["no .cursor", ".cursor with a file", ".cursor/rules with a rule"]
+)
+def test_project_hooks_install_then_uninstall_leaves_the_project_tree_as_it_was(
+    layout: str, isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    project = tmp_path / "shop"
+    _users_project(project, layout)
+    before = _tree(project)
+    assert _setup("--hooks", "--project", str(project)) == 0
+    assert (project / ".cursor" / "rules" / "driftguard.mdc").is_file()
+    assert (project / ".cursor" / "mcp.json").is_file()
+
+    assert _setup("--hooks", "--project", str(project), "--uninstall") == 0
+
+    assert _tree(project) == before
+    capsys.readouterr()
+
+
+def test_a_plain_uninstall_first_then_hooks_uninstall_also_leaves_the_tree_as_it_was(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    project = tmp_path / "shop"
+    _users_project(project, "no .cursor")
+    before = _tree(project)
+    assert _setup("--hooks", "--project", str(project), "--host", "cursor") == 0
+
+    # the server entry's file goes first; .cursor/ still holds the rule, so it stays
+    assert _setup("--project", str(project), "--uninstall", "--host", "cursor") == 0
+    assert (project / ".cursor" / "rules" / "driftguard.mdc").is_file()
+    assert _setup("--hooks", "--project", str(project), "--uninstall", "--host", "cursor") == 0
+
+    assert _tree(project) == before
+    ledger = json.loads((isolated_home / ".driftcli" / "setup-ledger.json").read_text("utf-8"))
+    assert not [key for key in ledger["created"] if key.startswith(str(tmp_path.resolve()))]
+    capsys.readouterr()
+
+
+def test_a_users_cursor_mcp_json_is_given_back_and_only_setups_backups_are_added(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    project = tmp_path / "shop"
+    _users_project(project, ".cursor with a file")
+    (project / ".cursor" / "mcp.json").write_bytes(
+        b'{\n  "mcpServers": {\n    "db": {"command": "db-mcp"}\n  }\n}\n'
+    )
+    before = _tree(project)
+    assert _setup("--hooks", "--project", str(project), "--host", "cursor") == 0
+    assert _setup("--hooks", "--project", str(project), "--uninstall", "--host", "cursor") == 0
+
+    after = _tree(project)
+    backups = [name for name in after if ".driftguard-backup-" in name]
+    assert backups
+    assert all(name.startswith(".cursor/mcp.json.") for name in backups)
+    assert {name: after[name] for name in after if name not in backups} == before
+    capsys.readouterr()
