@@ -21,6 +21,14 @@
   replaced by an atomic rename or not at all. The line ends with the command that finishes
   the job (:func:`rerun_command`): the flags given, so that a rerun does what was asked
   and not a plain install of every host.
+- **A host is set up whole or not at all.** When install (or ``--update``) could not write
+  a host's server entry — its config refused (it does not parse, is read-only) or the
+  edit failed — that host's hooks (with ``--project``, Cursor's rule) are not written
+  either (:func:`_held_back`): hooks without the server are a half-made setup that looks
+  done, and Codex does not even start on a ``config.toml`` it cannot load. One line says
+  so, with the file to fix and the command to rerun; it counts against exit code 0.
+  Uninstall still removes the hooks: taking driftguard out never needs the server entry,
+  and hooks left behind would run a missing ``driftguard`` after every turn.
 """
 
 from __future__ import annotations
@@ -161,6 +169,18 @@ def rerun_command(request: SetupRequest, hosts: Sequence[HostName] | None, *, ho
     return " ".join(words)
 
 
+def _held_back(request: SetupRequest, server: HostResult, label: str, again: str) -> HostResult:
+    """The ``skipped`` line of a host's hooks when its server entry was not written."""
+    where = display_path(server.path) if server.path is not None else "what it names"
+    detail = (
+        f"not written either, so that {server.host} is not half set up: fix {where} as the "
+        f"line above says, then rerun `{again}`"
+    )
+    return HostResult(
+        server.host, "skipped", detail, ok=False, dry_run=request.dry_run, label=label
+    )
+
+
 def _interrupted(
     done: Sequence[HostResult],
     current: _Stage | None,
@@ -232,6 +252,18 @@ def run_command(
 
     def hooked(host: HostName) -> Callable[[], list[HostResult]]:
         def step() -> list[HostResult]:
+            server = next((r for r in results if r.host == host and not r.label), None)
+            if (
+                hooks
+                and request.action == "install"
+                and server is not None
+                and server.status in ("refused", "failed")
+            ):
+                if request.project is not None and host != "cursor":
+                    return []  # no hooks of this host in a project
+                label = cursor_rule.LABEL if request.project else HOOK_HOSTS[host].label
+                again = rerun_command(request, (host,), hooks=True)
+                return [_held_back(request, server, label, again)]
             result = hooks_result(request, host, hooks=hooks, explicit=chosen is not None)
             return [] if result is None else [result]
 

@@ -1148,3 +1148,112 @@ def test_a_users_cursor_mcp_json_is_given_back_and_only_setups_backups_are_added
     assert all(name.startswith(".cursor/mcp.json.") for name in backups)
     assert {name: after[name] for name in after if name not in backups} == before
     capsys.readouterr()
+
+
+def _lines(out: str) -> dict[str, str]:
+    """Each report line by what it names (``codex_cli``, ``codex_cli hooks``)."""
+    return {
+        line.split(": ", 1)[0]: line.split(": ", 1)[1]
+        for line in out.splitlines()
+        if not line.startswith((" ", "driftguard setup"))
+    }
+
+
+def _hooks_label(host: str) -> str:
+    return "cursor hooks" if host == "cursor" else f"{host} hooks"
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_hooks_are_not_installed_for_a_host_whose_server_entry_was_refused(
+    host: str, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    config = isolated_home / HOST_FILES[host]
+    config.write_bytes(b'model = "x"\n[broken\n' if host == "codex_cli" else b"{ not json")
+    before = _tree(isolated_home)
+
+    assert _setup("--hooks", "--host", host) == 1
+
+    assert _tree(isolated_home) == before  # nothing at all written for the host
+    lines = _lines(capsys.readouterr().out)
+    assert lines[host].startswith("refused (cannot parse ")
+    assert lines[_hooks_label(host)] == (
+        f"skipped (not written either, so that {host} is not half set up: "
+        f"fix ~/{HOST_FILES[host]} as the line above says, then rerun "
+        f"`driftguard setup --hooks --host {host}`)"
+    )
+
+
+def test_an_unparseable_codex_config_leaves_the_users_hooks_file_alone_and_the_others_done(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    config = isolated_home / ".codex" / "config.toml"
+    config.write_bytes(b'model = "x"\n[broken\n')
+    hooks = isolated_home / ".codex" / "hooks.json"
+    hooks.write_bytes(b'{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}}\n')
+    codex_before = _tree(isolated_home / ".codex")
+
+    assert _setup("--hooks") == 1
+
+    assert _tree(isolated_home / ".codex") == codex_before
+    lines = _lines(capsys.readouterr().out)
+    assert lines["codex_cli hooks"].startswith("skipped (not written either")
+    for other in ("claude_code", "gemini_cli", "cursor"):
+        assert lines[other].startswith("added (")
+        assert lines[_hooks_label(other)].startswith("added (")
+
+
+def test_a_dry_run_and_an_update_say_the_same_for_a_refused_codex_config(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    (isolated_home / ".codex" / "config.toml").write_bytes(b"[broken\n")
+    before = _tree(isolated_home)
+
+    assert _setup("--hooks", "--host", "codex_cli", "--dry-run") == 1
+    assert (
+        "rerun `driftguard setup --hooks --host codex_cli --dry-run`)"
+        in (_lines(capsys.readouterr().out)["codex_cli hooks"])
+    )
+    assert _setup("--hooks", "--host", "codex_cli", "--update") == 1
+    assert (
+        "rerun `driftguard setup --hooks --host codex_cli --update`)"
+        in (_lines(capsys.readouterr().out)["codex_cli hooks"])
+    )
+    assert _tree(isolated_home) == before
+
+
+def test_uninstall_still_removes_the_hooks_when_the_codex_config_is_refused(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    assert _setup("--hooks", "--host", "codex_cli") == 0
+    config = isolated_home / ".codex" / "config.toml"
+    config.write_bytes(config.read_bytes() + b"[broken\n")
+
+    assert _setup("--hooks", "--uninstall", "--host", "codex_cli") == 1
+
+    assert not (isolated_home / ".codex" / "hooks.json").exists()
+    lines = _lines(capsys.readouterr().out)
+    assert lines["codex_cli"].startswith("refused (cannot parse ~/.codex/config.toml")
+    assert lines["codex_cli hooks"].startswith("removed (")
+
+
+def test_the_cursor_project_rule_is_not_written_when_the_projects_mcp_json_is_refused(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    project = tmp_path / "shop"
+    (project / ".cursor").mkdir(parents=True)
+    (project / ".cursor" / "mcp.json").write_bytes(b"{ not json")
+    before = _tree(project)
+
+    assert _setup("--hooks", "--project", str(project), "--host", "cursor") == 1
+
+    assert _tree(project) == before
+    assert _lines(capsys.readouterr().out)["cursor rule"] == (
+        "skipped (not written either, so that cursor is not half set up: fix "
+        f"{project}/.cursor/mcp.json as the line above says, then rerun "
+        f"`driftguard setup --hooks --host cursor --project {project}`)"
+    )
