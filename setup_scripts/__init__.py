@@ -21,8 +21,9 @@ One module per host whose config it edits — :mod:`.claude_code`, :mod:`.gemini
   :func:`run_hooks` runs them, and after a plain user-scope ``--uninstall`` reports the
   ones still installed (``codex_cli hooks: still installed``).
 - :func:`run_command` is the whole command (:mod:`._runner`): it first removes the
-  temporary files a killed setup left next to the configs, and on Ctrl-C prints one line
-  saying which hosts were done and which not, and exits 130.
+  temporary files a killed setup left next to the configs, installs no hooks for a host
+  whose server entry was refused or failed, and on Ctrl-C prints one line saying which
+  hosts were done and which not, and exits 130.
 """
 
 from __future__ import annotations

@@ -662,6 +662,7 @@ def _run(host: HooksHost, request: SetupRequest) -> HostResult:
         if request.action == "uninstall"
         else _created(value, original is not None, request, host),
         diff=unified_diff(path, text, new),
+        forgotten=frozenset({HOOKS, *(f"{HOOKS}.{spec.event}" for spec in host.specs)}),
     )
     if request.dry_run:
         return HostResult(

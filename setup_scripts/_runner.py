@@ -18,7 +18,17 @@
   changed (compared by inode, size and mtime with the state before that host began: the
   atomic rename gives a written file a new inode), and the hosts not started; the exit
   code is :data:`EXIT_INTERRUPTED`. The files stay whole either way: a host's config is
-  replaced by an atomic rename or not at all.
+  replaced by an atomic rename or not at all. The line ends with the command that finishes
+  the job (:func:`rerun_command`): the flags given, so that a rerun does what was asked
+  and not a plain install of every host.
+- **A host is set up whole or not at all.** When install (or ``--update``) could not write
+  a host's server entry — its config refused (it does not parse, is read-only) or the
+  edit failed — that host's hooks (with ``--project``, Cursor's rule) are not written
+  either (:func:`_held_back`): hooks without the server are a half-made setup that looks
+  done, and Codex does not even start on a ``config.toml`` it cannot load. One line says
+  so, with the file to fix and the command to rerun; it counts against exit code 0.
+  Uninstall still removes the hooks: taking driftguard out never needs the server entry,
+  and hooks left behind would run a missing ``driftguard`` after every turn.
 """
 
 from __future__ import annotations
@@ -42,6 +52,7 @@ from driftguard.setup_scripts._base import (
     SetupRequest,
     display_path,
 )
+from driftguard.setup_scripts._hooks_file import shell_word
 from driftguard.setup_scripts._safe_edit import LEDGER_NAME
 
 __all__ = [
@@ -49,6 +60,7 @@ __all__ = [
     "edited_files",
     "host_files",
     "remove_leftovers",
+    "rerun_command",
     "run_command",
 ]
 
@@ -138,10 +150,46 @@ class _Stage:
     before: list[_State] = field(default_factory=list)
 
 
+def rerun_command(request: SetupRequest, hosts: Sequence[HostName] | None, *, hooks: bool) -> str:
+    """``driftguard setup`` with the flags that asked for ``request`` on ``hosts`` (``None``:
+    every host), ``--hooks`` with ``hooks``: what to run to finish or to try again."""
+    words = ["driftguard", "setup"]
+    if hooks:
+        words.append("--hooks")
+    if hosts:
+        words += ["--host", *dict.fromkeys(hosts)]
+    if request.project is not None:
+        words += ["--project", shell_word(str(request.project))]
+    if request.action == "uninstall":
+        words.append("--uninstall")
+    elif request.update:
+        words.append("--update")
+    if request.dry_run:
+        words.append("--dry-run")
+    return " ".join(words)
+
+
+def _held_back(request: SetupRequest, server: HostResult, label: str, again: str) -> HostResult:
+    """The ``skipped`` line of a host's hooks when its server entry was not written."""
+    where = display_path(server.path) if server.path is not None else "what it names"
+    detail = (
+        f"not written either, so that {server.host} is not half set up: fix {where} as the "
+        f"line above says, then rerun `{again}`"
+    )
+    return HostResult(
+        server.host, "skipped", detail, ok=False, dry_run=request.dry_run, label=label
+    )
+
+
 def _interrupted(
-    request: SetupRequest, done: Sequence[HostResult], current: _Stage | None, rest: list[str]
+    done: Sequence[HostResult],
+    current: _Stage | None,
+    rest: list[str],
+    *,
+    dry_run: bool,
+    again: str,
 ) -> str:
-    """The one line Ctrl-C prints (module docstring)."""
+    """The one line Ctrl-C prints (module docstring); ``again`` is the command to rerun."""
     parts = []
     if done:
         parts.append("done: " + ", ".join(f"{r.label or r.host} ({r.status})" for r in done))
@@ -151,7 +199,7 @@ def _interrupted(
             for path, before in zip(current.files, current.before, strict=True)
             if _state(path) != before
         ]
-        if request.dry_run or not changed:
+        if dry_run or not changed:
             parts.append(f"stopped in {current.name}, which is unchanged")
         else:
             parts.append(
@@ -161,7 +209,6 @@ def _interrupted(
         parts.append("not started: " + ", ".join(rest))
     if not done and current is None:
         parts.append("nothing changed")
-    again = "driftguard setup --dry-run" if request.dry_run else "driftguard setup"
     return f"driftguard setup: interrupted; {'; '.join(parts)}. Rerun `{again}` to finish."
 
 
@@ -205,6 +252,18 @@ def run_command(
 
     def hooked(host: HostName) -> Callable[[], list[HostResult]]:
         def step() -> list[HostResult]:
+            server = next((r for r in results if r.host == host and not r.label), None)
+            if (
+                hooks
+                and request.action == "install"
+                and server is not None
+                and server.status in ("refused", "failed")
+            ):
+                if request.project is not None and host != "cursor":
+                    return []  # no hooks of this host in a project
+                label = cursor_rule.LABEL if request.project else HOOK_HOSTS[host].label
+                again = rerun_command(request, (host,), hooks=True)
+                return [_held_back(request, server, label, again)]
             result = hooks_result(request, host, hooks=hooks, explicit=chosen is not None)
             return [] if result is None else [result]
 
@@ -244,7 +303,9 @@ def run_command(
         rest = [stage.name for stage in later if stage.name]
         if current is not None and not current.name:
             current = None  # only the look for hooks left behind, which writes nothing
-        print(_interrupted(request, results, current, rest), file=err)
+        again = rerun_command(request, chosen, hooks=hooks)
+        line = _interrupted(results, current, rest, dry_run=request.dry_run, again=again)
+        print(line, file=err)
         return EXIT_INTERRUPTED
     print(render_report(request, results), file=out)
     return exit_code(results)

@@ -42,7 +42,13 @@ inverse splice, and what install *created* — the file, the ``mcpServers`` obje
 project's config folder — is recorded in a small ledger (``~/.driftcli/setup-ledger.json``,
 relocated by ``DRIFTGUARD_HOME``) and removed again when nothing else was put in it
 since (a file is deleted only when nothing but ``{}`` or blank text would remain, so
-there is nothing of the user's to back up). Without the ledger (lost, or another state
+there is nothing of the user's to back up). A folder setup created goes once it is empty
+(:func:`remove_created_folders`); one that still holds something stays, recorded, and
+goes with a later uninstall that finds it empty; a folder that was there before is never
+removed. An uninstall forgets only the records of what
+it took out, so that the next one of the same file still knows the rest (Gemini CLI's
+``settings.json`` holds the server entry and the hooks, removed one after the other).
+Without the ledger (lost, or another state
 folder), uninstall still removes only the entry and leaves an empty ``mcpServers``.
 """
 
@@ -54,7 +60,7 @@ import difflib
 import json
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -99,14 +105,20 @@ __all__ = [
     "edit_stdio_host",
     "inspect_config",
     "is_read_only",
+    "missing_folders",
     "plan_edit",
     "prune_backups",
     "read_ledger",
+    "record_folders",
+    "remove_created_folders",
     "unified_diff",
     "write_backup",
 ]
 
 LEDGER_NAME = "setup-ledger.json"
+FOLDER = "folder"
+"""The ledger's record of a folder setup created: under a config file's key, the file's
+folder; under a folder's own key (:func:`record_folders`), that folder."""
 NEW_FILE_MODE = 0o600
 KEEP_BACKUPS = 3
 """How many of its own backups of one file driftguard keeps (the newest)."""
@@ -478,7 +490,9 @@ def _ledger_path() -> Path:
 
 def read_ledger() -> dict[str, frozenset[str]]:
     """What install created, per config file (real path): ``file``, ``container``,
-    ``folder``. An unreadable ledger reads as empty (uninstall then keeps containers)."""
+    ``folder`` (its folder), the hooks' ``hooks`` and ``hooks.<event>``; and per folder
+    setup created (:func:`record_folders`): ``folder``. An unreadable ledger reads as
+    empty (uninstall then keeps containers and folders)."""
     try:
         raw = json.loads(_ledger_path().read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
@@ -493,19 +507,33 @@ def read_ledger() -> dict[str, frozenset[str]]:
     }
 
 
-def _update_ledger(config: Path, created: frozenset[str] | None) -> str | None:
-    """Add to what install created in ``config`` (``None``: forget it, after uninstall);
-    returns a warning when the ledger cannot be written (the edit itself is done)."""
+def _update_ledger(
+    config: Path, created: frozenset[str] | None, forgotten: frozenset[str] | None = None
+) -> str | None:
+    """Add ``created`` to what install created in ``config``; with ``created`` ``None``
+    (after uninstall) forget the records ``forgotten`` (``None``: all of them, the file is
+    gone). Returns a warning when the ledger cannot be written (the edit itself is done)."""
     ledger = read_ledger()
     key = str(config)
     if created is None:
         if key not in ledger:
             return None
-        del ledger[key]
+        kept = frozenset() if forgotten is None else ledger[key] - forgotten
+        if kept == ledger[key]:
+            return None
+        if kept:
+            ledger[key] = kept
+        else:
+            del ledger[key]
     else:
         if created <= ledger.get(key, frozenset()):
             return None
         ledger[key] = ledger.get(key, frozenset()) | created
+    return _save_ledger(ledger)
+
+
+def _save_ledger(ledger: Mapping[str, frozenset[str]]) -> str | None:
+    """Write ``ledger``; a warning when it cannot be written."""
     target = _ledger_path()
     payload = {"version": 1, "created": {k: sorted(v) for k, v in sorted(ledger.items())}}
     try:
@@ -514,6 +542,64 @@ def _update_ledger(config: Path, created: frozenset[str] | None) -> str | None:
     except OSError as exc:
         return f"could not record this in {display_path(target)}: {exc.strerror or exc}"
     return None
+
+
+def missing_folders(path: Path) -> list[Path]:
+    """The folders above ``path`` that do not exist yet, nearest first: what writing
+    ``path`` creates."""
+    missing = []
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def record_folders(folders: Iterable[Path]) -> str | None:
+    """Record in the ledger that setup created each of ``folders`` (key: the folder's real
+    path, record ``folder``), for :func:`remove_created_folders`; a warning when the
+    ledger cannot be written."""
+    ledger = read_ledger()
+    keys = [str(Path(os.path.realpath(folder))) for folder in folders]
+    if all(FOLDER in ledger.get(key, frozenset()) for key in keys):
+        return None
+    for key in keys:
+        ledger[key] = ledger.get(key, frozenset()) | {FOLDER}
+    return _save_ledger(ledger)
+
+
+def remove_created_folders(folder: Path, *, created: bool = False) -> str | None:
+    """Once a file setup wrote in ``folder`` is gone: remove ``folder``, and each folder
+    above it, while setup created it (:func:`record_folders`; ``created``: the caller knows
+    it made ``folder``) and it is empty. One that still holds something stays, recorded,
+    so that a later uninstall removes it once it is empty (the Cursor project rule's
+    ``rules/`` inside the ``.cursor/`` that the server entry's file made). Returns a
+    warning when the ledger cannot be written."""
+    ledger = dict(read_ledger())
+    changed = False
+    while True:
+        key = str(Path(os.path.realpath(folder)))
+        recorded = FOLDER in ledger.get(key, frozenset())
+        if not (created or recorded):
+            break
+        try:
+            folder.rmdir()
+        except FileNotFoundError:
+            pass  # gone already: forget it and look further up
+        except OSError:  # not empty (or not a plain folder): left, to go when empty
+            if not recorded and folder.is_dir():
+                ledger[key] = ledger.get(key, frozenset()) | {FOLDER}
+                changed = True
+            break
+        if recorded:
+            kept = ledger[key] - {FOLDER}
+            if kept:
+                ledger[key] = kept
+            else:
+                del ledger[key]
+            changed = True
+        folder, created = folder.parent, False
+    return _save_ledger(ledger) if changed else None
 
 
 # --------------------------------------------------------------------------------------
@@ -579,9 +665,13 @@ class Plan:
     expected: dict[str, Any]
     """What the new text reads as (an empty server table dropped)."""
     created: frozenset[str] | None
-    """Install: what it creates (added to the ledger); uninstall: ``None`` (forgotten)."""
+    """Install: what it creates (added to the ledger); uninstall: ``None``."""
     diff: str
     remove_folder: bool = False
+    forgotten: frozenset[str] = frozenset()
+    """Uninstall: the ledger's records of what this edit took out (or found gone); the
+    others stay, for the next edit of the same file — Gemini CLI's ``settings.json`` holds
+    both the server entry and the hooks. Deleting the file forgets them all."""
 
 
 def _plan(
@@ -600,7 +690,7 @@ def _plan(
         if text is None:
             created = {"file", "container"}
             if not found.target.parent.exists():
-                created.add("folder")
+                created.add(FOLDER)
             new = fmt.create(entry)
             return Plan(
                 "added", new, expected, frozenset(created), unified_diff(found.path, None, new)
@@ -622,7 +712,15 @@ def _plan(
     if "file" in made and removed is not None and removed.strip(" \t\r\n") in ("", "{}"):
         removed = None  # install created the file and nothing else was put in it since
     diff = unified_diff(found.path, text, removed)
-    return Plan("removed", removed, expected, None, diff, remove_folder="folder" in made)
+    return Plan(
+        "removed",
+        removed,
+        expected,
+        None,
+        diff,
+        remove_folder=FOLDER in made,
+        forgotten=frozenset({"container"}),
+    )
 
 
 def inspect_config(
@@ -799,9 +897,6 @@ def _write(
             return failed(f"{shown} was changed by another program meanwhile; rerun")
         if plan.text is None:
             os.unlink(target)
-            if plan.remove_folder:
-                with contextlib.suppress(OSError):
-                    target.parent.rmdir()
         else:
             atomic_write(target, plan.text.encode("utf-8"), mode)
     except OSError as exc:
@@ -826,9 +921,11 @@ def _write(
         return failed(f"{shown} did not read back as written; the original was put back")
 
     extra = list(notes)
-    warning = _update_ledger(Path(os.path.realpath(target)), plan.created)
-    if warning:
-        extra.append(warning)
+    forgotten = None if plan.text is None else plan.forgotten
+    warnings = [_update_ledger(Path(os.path.realpath(target)), plan.created, forgotten)]
+    if plan.text is None:
+        warnings.append(remove_created_folders(target.parent, created=plan.remove_folder))
+    extra += [warning for warning in dict.fromkeys(warnings) if warning]
     return HostResult(
         host, plan.status, shown, path=path, diff=plan.diff, backup=backup, notes=tuple(extra)
     )

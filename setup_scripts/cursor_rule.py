@@ -11,8 +11,9 @@ always.) The rule names no handoff file: a waiting handoff is handed over only b
 
 The file is driftguard's whole (its first line after the front matter says so): install
 writes it when absent, leaves a file that differs unless ``--update``, and uninstall
-removes it only while it is driftguard's. Written atomically; a replaced file is backed
-up next to it.
+removes it only while it is driftguard's, and then the folders install made for it
+(``.cursor/rules/``, ``.cursor/``: recorded in setup's ledger) once they are empty.
+Written atomically; a replaced file is backed up next to it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,14 @@ from driftguard.setup_scripts._base import (
     display_path,
     not_installed,
 )
-from driftguard.setup_scripts._safe_edit import atomic_write, unified_diff, write_backup
+from driftguard.setup_scripts._safe_edit import (
+    atomic_write,
+    missing_folders,
+    record_folders,
+    remove_created_folders,
+    unified_diff,
+    write_backup,
+)
 from driftguard.setup_scripts.cursor import cursor_dir, installed
 
 __all__ = ["LABEL", "MARKER", "RULE", "rule_file", "run"]
@@ -72,12 +80,28 @@ def run(request: SetupRequest) -> HostResult:
     ours = before is not None and MARKER in before
     if request.action == "uninstall":
         if not ours:
-            return _result("not present", f"no rule of driftguard's in {shown}", path)
+            # folders install made that a file of the user's kept last time go once empty
+            warning = None if request.dry_run else remove_created_folders(path.parent)
+            return _result(
+                "not present",
+                f"no rule of driftguard's in {shown}",
+                path,
+                notes=(warning,) if warning else (),
+            )
+        warning = None
         if not request.dry_run:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
+            warning = remove_created_folders(path.parent)
         diff = unified_diff(path, before, None)
-        return _result("removed", f"removed {shown}", path, diff=diff, dry_run=request.dry_run)
+        return _result(
+            "removed",
+            f"removed {shown}",
+            path,
+            diff=diff,
+            dry_run=request.dry_run,
+            notes=(warning,) if warning else (),
+        )
     if before == RULE:
         return _result("already present", f"rule in {shown}", path)
     if before is not None and not request.update:
@@ -95,8 +119,17 @@ def run(request: SetupRequest) -> HostResult:
     backup = None
     if before is not None:
         backup = write_backup(path, before.encode("utf-8"), 0o644)
+    made = missing_folders(path)
     atomic_write(path, RULE.encode("utf-8"), 0o644)
-    return _result(status, f"rule in {shown}", path, diff=diff, backup=backup)
+    warning = record_folders(made) if made else None
+    return _result(
+        status,
+        f"rule in {shown}",
+        path,
+        diff=diff,
+        backup=backup,
+        notes=(warning,) if warning else (),
+    )
 
 
 def _result(
@@ -108,6 +141,7 @@ def _result(
     diff: str = "",
     dry_run: bool = False,
     backup: Path | None = None,
+    notes: tuple[str, ...] = (),
 ) -> HostResult:
     return HostResult(
         "cursor",
@@ -118,5 +152,6 @@ def _result(
         diff=diff,
         dry_run=dry_run,
         backup=backup,
+        notes=notes,
         label=LABEL,
     )

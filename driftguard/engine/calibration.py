@@ -115,7 +115,8 @@ class Learnt:
         references: one per host and model family, most sessions first.
         read: session files read.
         skipped: files that could not be parsed or held no model response.
-        path: where the calibration was written (``None``: not written).
+        path: where the calibration was written (``None``: not written, as nothing was
+            learnt).
     """
 
     references: tuple[Reference, ...]
@@ -140,7 +141,9 @@ def learn(
     files: Sequence[Path], *, context_window: int | None = None, out: Path | None = None
 ) -> Learnt:
     """Learn the user's references from ``files`` and write them to ``out`` (default
-    :func:`driftguard.paths.calibration_path`).
+    :func:`driftguard.paths.calibration_path`). When no file gave a reference (none given,
+    or every one skipped), nothing is written: an empty calibration would replace one
+    learnt before and teach nothing (``Learnt.path`` is then ``None``).
 
     Raises:
         DriftguardError: the calibration file cannot be written.
@@ -172,6 +175,8 @@ def learn(
         ),
         key=lambda r: (-r.sessions, r.cli, r.family),
     )
+    if not references:
+        return Learnt((), len(files), skipped, None)
     target = out if out is not None else paths.calibration_path()
     try:
         write_calibration(target, references, time.time())

@@ -10,6 +10,10 @@ narrow window (the SVG scales to the width).
 
 Every text that comes from a session is escaped; the handoff draft is shown as the secret
 gate left it.
+
+Every page names driftguard as its generator in its first bytes, so that
+``report`` knows a page it wrote from a file of the user's (:func:`is_report_page`): it
+replaces only its own.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ __all__ = [
     "LoopMark",
     "Timeline",
     "TurnPoint",
+    "is_report_page",
     "render_index_page",
     "render_session_page",
 ]
@@ -207,11 +212,30 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+_PAGE_START = '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+"""How every page driftguard writes begins."""
+_GENERATOR = '<meta name="generator" content="driftguard">'
+_CSP_META = f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
+
+
+def is_report_page(head: bytes) -> bool:
+    """Whether a file that begins with ``head`` (its first 512 bytes are enough) is a page
+    driftguard wrote: ``_PAGE_START`` and the generator mark, or — a page of a
+    driftguard from before the mark — ``_PAGE_START`` and the Content-Security-Policy
+    every page has carried right after it since the first."""
+    start = _PAGE_START.encode("utf-8")
+    if not head.startswith(start):
+        return False
+    rest = head[len(start) :]
+    return rest.startswith((_GENERATOR.encode("utf-8"), _CSP_META.encode("utf-8")))
+
+
 def _page(title: str, body: str, *, script: bool = False) -> str:
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        _PAGE_START
+        + _GENERATOR
+        + _CSP_META
+        + '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>{body}"
         + (f"<script>{_SCRIPT}</script>" if script else "")
         + "</body></html>\n"

@@ -152,3 +152,54 @@ def test_the_sessions_the_history_names_are_learnt_from_too(
     assert _recorded_sessions() == set()
     score(capsys, str(made[1]))  # recorded: the file is in Claude Code's session folder
     assert _recorded_sessions() == {made[1]}
+
+
+def test_a_sessions_path_that_does_not_exist_is_an_error_and_the_calibration_stays(
+    isolated_home: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sessions(isolated_home, project, 3)
+    run(capsys, "calibrate")
+    calibration = isolated_home / ".driftcli" / "calibration.json"
+    kept = calibration.read_bytes()
+    typo = tmp_path / "nonexistent" / "typo"
+    assert main(["calibrate", "--sessions", str(project), str(typo)]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", f"driftguard: error: --sessions {typo}: not found\n")
+    assert calibration.read_bytes() == kept
+
+
+def test_a_run_that_learns_from_no_session_never_replaces_the_calibration(
+    isolated_home: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sessions(isolated_home, project, 3)
+    run(capsys, "calibrate")
+    calibration = isolated_home / ".driftcli" / "calibration.json"
+    kept = calibration.read_bytes()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.jsonl").write_text("not a session\n", encoding="utf-8")
+    assert main(["calibrate", "--sessions", str(empty)]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines() == [
+        "Read 1 session file (1 skipped: unreadable or no reply); learnt from none, so "
+        f"nothing was written: {calibration} is left as it was."
+    ]
+    assert calibration.read_bytes() == kept
+    assert main(["calibrate", "--sessions", str(empty), "--json"]) == 1
+    told = json.loads(capsys.readouterr().out)
+    assert (told["file"], told["written"], told["references"]) == (str(calibration), False, [])
+    assert calibration.read_bytes() == kept
+
+
+def test_a_first_run_with_no_session_writes_no_calibration(
+    isolated_home: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["calibrate"]) == 1
+    out = capsys.readouterr().out
+    calibration = isolated_home / ".driftcli" / "calibration.json"
+    assert out.splitlines() == [
+        f"Read 0 session files; learnt from none, so nothing was written: {calibration} "
+        "does not exist yet.",
+        f"It takes {MIN_SESSIONS} sessions of one host and model; run it again as they accumulate.",
+    ]
+    assert not calibration.exists()

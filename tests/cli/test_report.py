@@ -333,3 +333,90 @@ def test_report_all_refuses_a_file_as_its_folder(
     assert main(["report", "--all", "--project", str(tmp_path / "app"), "-o", str(page)]) == 2
     assert "with --all, -o names a folder; this is a file" in capsys.readouterr().err
     assert page.read_text(encoding="utf-8") == "mine"
+
+
+def test_report_o_never_replaces_a_file_driftguard_did_not_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("precious\n", encoding="utf-8")
+    notes.chmod(0o644)
+    assert main(["report", str(CLAUDE_ALPHA), "-o", str(notes)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith(f"driftguard: error: -o {notes}: the file exists and is not a report")
+    assert "remove it or" in err
+    assert notes.read_text(encoding="utf-8") == "precious\n"
+    assert stat.S_IMODE(os.stat(notes).st_mode) == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.md"]  # no temporary left
+
+
+def test_report_o_replaces_a_report_it_wrote_earlier_new_or_old(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "page.html"
+    assert main(["report", str(CLAUDE_ALPHA), "-o", str(target)]) == 0
+    assert '<meta name="generator" content="driftguard">' in target.read_text("utf-8")
+    assert main(["report", "--demo", "-o", str(target)]) == 0
+    assert "demo" in target.read_text("utf-8")
+    # a page of a driftguard from before the generator mark starts as every page did then
+    older = (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
+        "base-uri 'none'; form-action 'none'\"><title>an old page</title>"
+    )
+    target.write_text(older, encoding="utf-8")
+    assert main(["report", str(CLAUDE_ALPHA), "-o", str(target)]) == 0
+    assert "an old page" not in target.read_text("utf-8")
+    capsys.readouterr()
+
+
+def test_report_o_through_a_symlink_replaces_the_link_never_what_it_points_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = tmp_path / "page.html"
+    assert main(["report", "--demo", "-o", str(page)]) == 0
+    written = page.read_bytes()
+    link = tmp_path / "latest.html"
+    link.symlink_to(page)
+    assert main(["report", str(CLAUDE_ALPHA), "-o", str(link)]) == 0
+    assert not link.is_symlink()
+    assert page.read_bytes() == written
+    precious = tmp_path / "precious.txt"
+    precious.write_text("mine\n", encoding="utf-8")
+    other = tmp_path / "other.html"
+    other.symlink_to(precious)
+    assert main(["report", str(CLAUDE_ALPHA), "-o", str(other)]) == 2
+    assert "is not a report" in capsys.readouterr().err
+    assert other.is_symlink()
+    assert precious.read_text(encoding="utf-8") == "mine\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_report_o_refuses_what_is_not_a_regular_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "pipe"  # stands for a device: never a real one, tests may run as root
+    os.mkfifo(fifo)
+    assert main(["report", str(CLAUDE_ALPHA), "-o", str(fifo)]) == 2
+    assert f"-o {fifo}: the file exists and is not a report" in capsys.readouterr().err
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_report_all_never_replaces_an_index_of_the_users_own(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _project_with_sessions(isolated_home, tmp_path / "app")
+    folder = tmp_path / "site"
+    folder.mkdir()
+    (folder / "index.html").write_text("<p>my site</p>\n", encoding="utf-8")
+    argv = ["report", "--all", "--project", str(tmp_path / "app"), "-o", str(folder)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{folder / 'index.html'}: the file exists and is not a report" in err
+    assert [p.name for p in folder.iterdir()] == ["index.html"]  # no page written first
+    assert (folder / "index.html").read_text(encoding="utf-8") == "<p>my site</p>\n"
+    (folder / "index.html").unlink()
+    assert main(argv) == 0
+    assert main(argv) == 0  # its own pages and index are replaced

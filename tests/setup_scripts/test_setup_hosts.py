@@ -956,3 +956,304 @@ def test_backups_made_within_one_second_keep_the_newest_three_in_the_order_writt
         ),
     )
     assert [p.read_text(encoding="utf-8") for p in kept] == ["version 4", "version 5", "version 6"]
+
+
+HOOKS_FILES = {
+    "claude_code": ".claude/settings.json",
+    "gemini_cli": ".gemini/settings.json",  # the same file as its server entry
+    "codex_cli": ".codex/hooks.json",
+    "cursor": ".cursor/hooks.json",
+}
+"""Each host's user hooks file, relative to the home folder."""
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_uninstall_with_hooks_gives_back_every_file_byte_for_byte(
+    host: str, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    before = snapshot(isolated_home)
+    assert _setup("--hooks", "--host", host) == 0
+    assert (isolated_home / HOOKS_FILES[host]).is_file()
+
+    assert _setup("--hooks", "--uninstall", "--host", host) == 0
+
+    assert _users_files(isolated_home) == {name: data for name, (data, _) in before.items()}
+    capsys.readouterr()
+
+
+def _users_files(home: Path) -> dict[str, bytes]:
+    """Every file under ``home`` but setup's backups and its ledger, with its bytes."""
+    return {
+        name: data
+        for name, (data, _) in snapshot(home).items()
+        if ".driftguard-backup-" not in name and not name.startswith(".driftcli/")
+    }
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_uninstall_with_hooks_removes_every_file_it_created(
+    host: str, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = isolated_home / (".gemini" if host == "gemini_cli" else f".{host.split('_')[0]}")
+    folder.mkdir()
+    assert _setup("--hooks", "--host", host) == 0
+    assert (isolated_home / HOOKS_FILES[host]).is_file()
+
+    assert _setup("--hooks", "--uninstall", "--host", host) == 0
+
+    left = sorted(str(p.relative_to(isolated_home)) for p in isolated_home.rglob("*"))
+    left = [name for name in left if not name.startswith(".driftcli")]
+    assert [name for name in left if ".driftguard-backup-" not in name] == [folder.name]
+    assert json.loads((isolated_home / ".driftcli" / "setup-ledger.json").read_text("utf-8")) == {
+        "version": 1,
+        "created": {},
+    }
+    capsys.readouterr()
+
+
+def test_project_hooks_uninstall_removes_every_folder_install_created(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    project = tmp_path / "shop"
+    project.mkdir()
+    assert _setup("--hooks", "--project", str(project)) == 0
+    assert (project / ".cursor" / "rules" / "driftguard.mdc").is_file()
+
+    assert _setup("--hooks", "--project", str(project), "--uninstall") == 0
+
+    assert sorted(project.rglob("*")) == []
+    ledger = json.loads((isolated_home / ".driftcli" / "setup-ledger.json").read_text("utf-8"))
+    assert ledger["created"] == {}
+    capsys.readouterr()
+
+
+def test_project_hooks_uninstall_keeps_the_folders_that_were_there(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    project = tmp_path / "shop"
+    (project / ".cursor" / "rules").mkdir(parents=True)
+    (project / ".gemini").mkdir()
+    assert _setup("--hooks", "--project", str(project)) == 0
+    assert _setup("--hooks", "--project", str(project), "--uninstall") == 0
+    left = sorted(str(p.relative_to(project)) for p in project.rglob("*"))
+    assert left == [".cursor", ".cursor/rules", ".gemini"]
+    capsys.readouterr()
+
+
+def test_a_folder_install_created_stays_while_it_holds_a_file_of_the_users(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    project = tmp_path / "shop"
+    project.mkdir()
+    assert _setup("--hooks", "--project", str(project), "--host", "cursor") == 0
+    mine = project / ".cursor" / "rules" / "mine.mdc"
+    mine.write_text("my rule\n", encoding="utf-8")
+    assert _setup("--hooks", "--project", str(project), "--uninstall", "--host", "cursor") == 0
+    assert sorted(str(p.relative_to(project)) for p in project.rglob("*")) == [
+        ".cursor",
+        ".cursor/rules",
+        ".cursor/rules/mine.mdc",
+    ]
+    mine.unlink()
+    # a later uninstall, with nothing of driftguard's left, still removes what it made
+    assert _setup("--hooks", "--project", str(project), "--uninstall", "--host", "cursor") == 0
+    assert sorted(project.rglob("*")) == []
+    capsys.readouterr()
+
+
+def _tree(root: Path) -> dict[str, tuple[int, bytes | None]]:
+    """Every folder and file under ``root``: its permission bits, and a file's bytes."""
+    return {
+        str(path.relative_to(root)): (
+            stat.S_IMODE(path.lstat().st_mode),
+            path.read_bytes() if path.is_file() else None,
+        )
+        for path in sorted(root.rglob("*"))
+    }
+
+
+def _users_project(project: Path, layout: str) -> None:
+    """A project with files of the user's, and ``layout``'s Cursor folders."""
+    (project / "src").mkdir(parents=True)
+    (project / "README.md").write_bytes(b"# shop\r\n")
+    (project / "src" / "app.py").write_bytes(b"print('hi')\n")
+    if layout != "no .cursor":
+        (project / ".cursor").mkdir()
+        (project / ".cursor" / "environment.json").write_bytes(b'{"install": "make"}\n')
+    if layout == ".cursor/rules with a rule":
+        (project / ".cursor" / "rules").mkdir()
+        (project / ".cursor" / "rules" / "style.mdc").write_bytes(b"use tabs\n")
+
+
+@pytest.mark.parametrize(
+    "layout", ["no .cursor", ".cursor with a file", ".cursor/rules with a rule"]
+)
+def test_project_hooks_install_then_uninstall_leaves_the_project_tree_as_it_was(
+    layout: str, isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    project = tmp_path / "shop"
+    _users_project(project, layout)
+    before = _tree(project)
+    assert _setup("--hooks", "--project", str(project)) == 0
+    assert (project / ".cursor" / "rules" / "driftguard.mdc").is_file()
+    assert (project / ".cursor" / "mcp.json").is_file()
+
+    assert _setup("--hooks", "--project", str(project), "--uninstall") == 0
+
+    assert _tree(project) == before
+    capsys.readouterr()
+
+
+def test_a_plain_uninstall_first_then_hooks_uninstall_also_leaves_the_tree_as_it_was(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    project = tmp_path / "shop"
+    _users_project(project, "no .cursor")
+    before = _tree(project)
+    assert _setup("--hooks", "--project", str(project), "--host", "cursor") == 0
+
+    # the server entry's file goes first; .cursor/ still holds the rule, so it stays
+    assert _setup("--project", str(project), "--uninstall", "--host", "cursor") == 0
+    assert (project / ".cursor" / "rules" / "driftguard.mdc").is_file()
+    assert _setup("--hooks", "--project", str(project), "--uninstall", "--host", "cursor") == 0
+
+    assert _tree(project) == before
+    ledger = json.loads((isolated_home / ".driftcli" / "setup-ledger.json").read_text("utf-8"))
+    assert not [key for key in ledger["created"] if key.startswith(str(tmp_path.resolve()))]
+    capsys.readouterr()
+
+
+def test_a_users_cursor_mcp_json_is_given_back_and_only_setups_backups_are_added(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    project = tmp_path / "shop"
+    _users_project(project, ".cursor with a file")
+    (project / ".cursor" / "mcp.json").write_bytes(
+        b'{\n  "mcpServers": {\n    "db": {"command": "db-mcp"}\n  }\n}\n'
+    )
+    before = _tree(project)
+    assert _setup("--hooks", "--project", str(project), "--host", "cursor") == 0
+    assert _setup("--hooks", "--project", str(project), "--uninstall", "--host", "cursor") == 0
+
+    after = _tree(project)
+    backups = [name for name in after if ".driftguard-backup-" in name]
+    assert backups
+    assert all(name.startswith(".cursor/mcp.json.") for name in backups)
+    assert {name: after[name] for name in after if name not in backups} == before
+    capsys.readouterr()
+
+
+def _lines(out: str) -> dict[str, str]:
+    """Each report line by what it names (``codex_cli``, ``codex_cli hooks``)."""
+    return {
+        line.split(": ", 1)[0]: line.split(": ", 1)[1]
+        for line in out.splitlines()
+        if not line.startswith((" ", "driftguard setup"))
+    }
+
+
+def _hooks_label(host: str) -> str:
+    return "cursor hooks" if host == "cursor" else f"{host} hooks"
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_hooks_are_not_installed_for_a_host_whose_server_entry_was_refused(
+    host: str, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    config = isolated_home / HOST_FILES[host]
+    config.write_bytes(b'model = "x"\n[broken\n' if host == "codex_cli" else b"{ not json")
+    before = _tree(isolated_home)
+
+    assert _setup("--hooks", "--host", host) == 1
+
+    assert _tree(isolated_home) == before  # nothing at all written for the host
+    lines = _lines(capsys.readouterr().out)
+    assert lines[host].startswith("refused (cannot parse ")
+    assert lines[_hooks_label(host)] == (
+        f"skipped (not written either, so that {host} is not half set up: "
+        f"fix ~/{HOST_FILES[host]} as the line above says, then rerun "
+        f"`driftguard setup --hooks --host {host}`)"
+    )
+
+
+def test_an_unparseable_codex_config_leaves_the_users_hooks_file_alone_and_the_others_done(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    config = isolated_home / ".codex" / "config.toml"
+    config.write_bytes(b'model = "x"\n[broken\n')
+    hooks = isolated_home / ".codex" / "hooks.json"
+    hooks.write_bytes(b'{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}}\n')
+    codex_before = _tree(isolated_home / ".codex")
+
+    assert _setup("--hooks") == 1
+
+    assert _tree(isolated_home / ".codex") == codex_before
+    lines = _lines(capsys.readouterr().out)
+    assert lines["codex_cli hooks"].startswith("skipped (not written either")
+    for other in ("claude_code", "gemini_cli", "cursor"):
+        assert lines[other].startswith("added (")
+        assert lines[_hooks_label(other)].startswith("added (")
+
+
+def test_a_dry_run_and_an_update_say_the_same_for_a_refused_codex_config(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    (isolated_home / ".codex" / "config.toml").write_bytes(b"[broken\n")
+    before = _tree(isolated_home)
+
+    assert _setup("--hooks", "--host", "codex_cli", "--dry-run") == 1
+    assert (
+        "rerun `driftguard setup --hooks --host codex_cli --dry-run`)"
+        in (_lines(capsys.readouterr().out)["codex_cli hooks"])
+    )
+    assert _setup("--hooks", "--host", "codex_cli", "--update") == 1
+    assert (
+        "rerun `driftguard setup --hooks --host codex_cli --update`)"
+        in (_lines(capsys.readouterr().out)["codex_cli hooks"])
+    )
+    assert _tree(isolated_home) == before
+
+
+def test_uninstall_still_removes_the_hooks_when_the_codex_config_is_refused(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    assert _setup("--hooks", "--host", "codex_cli") == 0
+    config = isolated_home / ".codex" / "config.toml"
+    config.write_bytes(config.read_bytes() + b"[broken\n")
+
+    assert _setup("--hooks", "--uninstall", "--host", "codex_cli") == 1
+
+    assert not (isolated_home / ".codex" / "hooks.json").exists()
+    lines = _lines(capsys.readouterr().out)
+    assert lines["codex_cli"].startswith("refused (cannot parse ~/.codex/config.toml")
+    assert lines["codex_cli hooks"].startswith("removed (")
+
+
+def test_the_cursor_project_rule_is_not_written_when_the_projects_mcp_json_is_refused(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_fixture_home(isolated_home)
+    project = tmp_path / "shop"
+    (project / ".cursor").mkdir(parents=True)
+    (project / ".cursor" / "mcp.json").write_bytes(b"{ not json")
+    before = _tree(project)
+
+    assert _setup("--hooks", "--project", str(project), "--host", "cursor") == 1
+
+    assert _tree(project) == before
+    assert _lines(capsys.readouterr().out)["cursor rule"] == (
+        "skipped (not written either, so that cursor is not half set up: fix "
+        f"{project}/.cursor/mcp.json as the line above says, then rerun "
+        f"`driftguard setup --hooks --host cursor --project {project}`)"
+    )

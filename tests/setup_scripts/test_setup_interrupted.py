@@ -146,11 +146,15 @@ def paused(home: Path, no_path: Path) -> Iterator[list[subprocess.Popen[str]]]:
 
 
 def start(
-    paused: list[subprocess.Popen[str]], home: Path, no_path: Path, pause: str
+    paused: list[subprocess.Popen[str]],
+    home: Path,
+    no_path: Path,
+    pause: str,
+    *flags: str,
 ) -> subprocess.Popen[str]:
-    """``driftguard setup`` in a child, once it has paused at ``pause``."""
+    """``driftguard setup`` (with ``flags``) in a child, once it has paused at ``pause``."""
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, "setup"],
+        [sys.executable, "-c", CHILD, "setup", *flags],
         env=child_env(home, no_path, pause),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -309,6 +313,82 @@ def test_ctrl_c_before_any_host_says_nothing_changed(
     assert out == ""
     assert err == (
         "driftguard setup: interrupted; not started: cursor; nothing changed. "
-        "Rerun `driftguard setup` to finish.\n"
+        "Rerun `driftguard setup --host cursor` to finish.\n"
     )
     assert configs(home) == original
+
+
+def test_ctrl_c_tells_the_rerun_with_the_flags_given(
+    home: Path, no_path: Path, paused: list[subprocess.Popen[str]]
+) -> None:
+    child = start(
+        paused, home, no_path, "host:codex_cli:1", "--hooks", "--host", "gemini_cli", "codex_cli"
+    )
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 130
+    assert out == ""
+    assert err == (
+        "driftguard setup: interrupted; done: gemini_cli (added); stopped in codex_cli, which "
+        "is unchanged; not started: gemini_cli hooks, codex_cli hooks. "
+        "Rerun `driftguard setup --hooks --host gemini_cli codex_cli` to finish.\n"
+    )
+
+
+RERUNS = {
+    "hooks on one host": (["--hooks", "--host", "gemini_cli"], "--hooks --host gemini_cli"),
+    "uninstall": (["--uninstall", "--hooks"], "--hooks --uninstall"),
+    "update twice named": (
+        ["--update", "--host", "cursor", "codex_cli", "--host", "cursor"],
+        "--host cursor codex_cli --update",
+    ),
+    "dry run": (["--dry-run", "--host", "gemini_cli"], "--host gemini_cli --dry-run"),
+    "nothing": ([], ""),
+}
+
+
+@pytest.mark.parametrize(("flags", "again"), RERUNS.values(), ids=list(RERUNS))
+def test_the_rerun_hint_repeats_the_flags_given_in_one_line_without_a_traceback(
+    home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    flags: list[str],
+    again: str,
+) -> None:
+    from driftguard import setup_scripts
+
+    def interrupted(_request: object) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(setup_scripts.HOST_RUNNERS, "gemini_cli", interrupted)
+    monkeypatch.setitem(setup_scripts.HOST_RUNNERS, "cursor", interrupted)
+    original = configs(home)
+    assert main(["setup", *flags]) == 130
+    out, err = capsys.readouterr()
+    assert out == ""
+    [line] = err.splitlines()
+    assert line.startswith("driftguard setup: interrupted; ")
+    assert line.endswith(f" Rerun `{' '.join(['driftguard', 'setup', again]).strip()}` to finish.")
+    if "--dry-run" in flags:
+        assert configs(home) == original
+
+
+def test_the_rerun_hint_names_the_project_as_one_shell_word(
+    home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from driftguard.setup_scripts import _runner
+
+    def interrupted(_files: object) -> list[Path]:
+        raise KeyboardInterrupt
+
+    project = tmp_path / "my shop"
+    project.mkdir()
+    monkeypatch.setattr(_runner, "remove_leftovers", interrupted)
+    assert main(["setup", "--hooks", "--project", str(project), "--host", "cursor"]) == 130
+    err = capsys.readouterr().err
+    assert err.endswith(
+        f"Rerun `driftguard setup --hooks --host cursor --project '{project}'` to finish.\n"
+    )

@@ -7,8 +7,13 @@ import json
 from pathlib import Path
 
 from driftguard.cli._common import EXIT_OK, context_window, warn
+from driftguard.errors import DriftguardError
 
-__all__ = ["DESCRIPTION", "add_arguments", "run"]
+__all__ = ["DESCRIPTION", "EXIT_NOTHING_LEARNT", "add_arguments", "run"]
+
+EXIT_NOTHING_LEARNT = 1
+"""The exit code when no session gave anything to learn: nothing was written (a
+calibration learnt before is kept), and a script should know that the run did nothing."""
 
 DESCRIPTION = (
     "Learn what is normal for you from your recorded sessions (no labels): per host and "
@@ -16,7 +21,9 @@ DESCRIPTION = (
     "sessions at the same depth, so Drifting means further out than about 9 in 10 of your "
     "sessions at that point. Without --sessions it reads every session file in the hosts' "
     "session folders and the config's sessionFolders. Scores use it by themselves once a "
-    "host and model family has enough sessions (config calibration: auto)."
+    "host and model family has enough sessions (config calibration: auto). A run that "
+    "learns from no session writes nothing, so a calibration learnt before stays (exit "
+    "code 1); a --sessions PATH that does not exist is an error (exit code 2)."
 )
 
 
@@ -48,17 +55,25 @@ def run(args: argparse.Namespace) -> int:
     from driftguard.config import load_config
     from driftguard.engine.calibration import learn, session_files
     from driftguard.format import plural
+    from driftguard.paths import calibration_path
     from driftguard.scoring.personal import MIN_SESSIONS
 
+    # a typo names no session: it is an error before anything is read, as for score
+    for given in args.sessions or ():
+        if not given.exists():
+            raise DriftguardError(f"--sessions {given}: not found")
     config = load_config(None)
     warn(list(config.warnings))
     files = session_files(list(args.sessions or ()), config.session_folders)
     learnt = learn(files, context_window=args.context_window, out=args.out)
+    target = args.out if args.out is not None else calibration_path()
+    code = EXIT_OK if learnt.path is not None else EXIT_NOTHING_LEARNT
     if args.json:
         print(
             json.dumps(
                 {
-                    "file": str(learnt.path),
+                    "file": str(target),
+                    "written": learnt.path is not None,
                     "read": learnt.read,
                     "skipped": learnt.skipped,
                     "needed": MIN_SESSIONS,
@@ -75,14 +90,21 @@ def run(args: argparse.Namespace) -> int:
                 indent=2,
             )
         )
-        return EXIT_OK
-    print(
-        f"Read {plural(learnt.read, 'session file')}"
-        + (f" ({learnt.skipped} skipped: unreadable or no reply)" if learnt.skipped else "")
-        + f"; wrote {learnt.path}."
+        return code
+    read = f"Read {plural(learnt.read, 'session file')}" + (
+        f" ({learnt.skipped} skipped: unreadable or no reply)" if learnt.skipped else ""
     )
-    if not learnt.references:
-        print(f"No sessions to learn from yet: it takes {MIN_SESSIONS} of one host and model.")
+    if learnt.path is None:
+        if target.exists():
+            print(f"{read}; learnt from none, so nothing was written: {target} is left as it was.")
+        else:
+            print(f"{read}; learnt from none, so nothing was written: {target} does not exist yet.")
+            print(
+                f"It takes {MIN_SESSIONS} sessions of one host and model; run it again as "
+                "they accumulate."
+            )
+        return code
+    print(f"{read}; wrote {learnt.path}.")
     for reference in learnt.references:
         who = f"{reference.cli} · {reference.family}"
         if reference.sessions >= MIN_SESSIONS:

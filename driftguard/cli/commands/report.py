@@ -41,7 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--output",
         metavar="FILE",
         help="where to write the page: a file in an existing folder, or a folder (with "
-        "--all: a folder, made if its parent exists); - prints it to stdout",
+        "--all: a folder, made if its parent exists); - prints it to stdout. A file that "
+        "exists is replaced only when it is a report driftguard wrote",
     )
     parser.add_argument("--open", action="store_true", help="open the page in the default browser")
     parser.add_argument(
@@ -77,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
         target = _report_file(summary.timeline.path)
         if args.output:
             target = _output_path(Path(args.output), folder=False, name=target.name)
+        _check_replaceable(target, args.output)
         _write_page(target, page)
         turns = len(summary.timeline.points)
         print(
@@ -93,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
     warn(warnings)
     folder = _output_path(Path(args.output), folder=True) if args.output else None
     folder = folder or _report_folder(project)
+    # every file is checked before the first is written: a refusal leaves the folder as it was
+    for name in ("index.html", *(_report_file(str(one.path)).name for one in sessions)):
+        _check_replaceable(folder / name, args.output)
     rows: list[IndexRow] = []
     for one in sessions:
         try:
@@ -184,6 +189,49 @@ def _output_path(output: Path, *, folder: bool, name: str = "") -> Path:
     if not parent.is_dir():
         raise DriftguardError(f"-o {output}: the folder {parent} does not exist")
     return output
+
+
+def _check_replaceable(target: Path, output: str | None) -> None:
+    """``target`` may be written: it does not exist, or it is a page driftguard wrote
+    (:func:`driftguard.render.html.is_report_page`; through a symlink, the file it points
+    to, though the page then replaces the link itself). Anything else — a file of the
+    user's, a device, a folder — is never replaced.
+
+    Raises:
+        DriftguardError: it exists and is not such a page, or cannot be read to tell
+            (names ``-o`` as given, or the file).
+    """
+    import os
+    import stat
+
+    from driftguard.errors import from_os_error
+    from driftguard.render.html import is_report_page
+
+    shown = f"-o {output}" if output and Path(output) == target else str(target)
+    try:
+        found = os.stat(target)
+    except FileNotFoundError:
+        if target.is_symlink():  # a dangling link is the user's too
+            raise DriftguardError(_not_ours(shown)) from None
+        return
+    except OSError as exc:
+        raise from_os_error(exc, f"{shown}: cannot check what it is") from exc
+    head = b""
+    if stat.S_ISREG(found.st_mode):
+        try:
+            with open(target, "rb") as file:
+                head = file.read(512)
+        except OSError as exc:
+            raise from_os_error(exc, f"{shown}: cannot check it is a report") from exc
+    if not is_report_page(head):
+        raise DriftguardError(_not_ours(shown))
+
+
+def _not_ours(shown: str) -> str:
+    return (
+        f"{shown}: the file exists and is not a report driftguard wrote, so it is left as "
+        "it is: remove it or give -o another file"
+    )
 
 
 def _write_page(target: Path, page: str) -> None:
