@@ -34,6 +34,19 @@ SECTIONS = (
 )
 
 
+INITIALIZE: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw-test", "version": "1"},
+    },
+}
+"""A raw JSON-RPC ``initialize`` request, for tests that talk to a server process line by line."""
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
@@ -424,16 +437,7 @@ async def test_a_real_stdio_server_process_answers_get_drift(
 def test_every_stdout_line_of_the_server_is_json_rpc(tmp_path: Path, isolated_home: Path) -> None:
     session = write_claude_session(_named_file(isolated_home), ["one reply", "two replies"])
     requests: list[dict[str, Any]] = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw-test", "version": "1"},
-            },
-        },
+        INITIALIZE,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {
             "jsonrpc": "2.0",
@@ -857,20 +861,10 @@ def test_ctrl_c_stops_a_running_server_with_one_line_and_exit_130(
     )
     assert process.stdin is not None
     assert process.stdout is not None
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw-test", "version": "1"},
-        },
-    }
     watchdog = threading.Timer(60, process.kill)
     watchdog.start()
     try:
-        process.stdin.write(json.dumps(initialize) + "\n")
+        process.stdin.write(json.dumps(INITIALIZE) + "\n")
         process.stdin.flush()
         assert json.loads(process.stdout.readline())["id"] == 1  # up and serving
         process.send_signal(signal.SIGINT)
