@@ -146,8 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def serve_main() -> int:
     """``driftguard-mcp``, the alias of ``driftguard serve``: through :func:`main`, so that
-    Ctrl-C while the server's modules load is one line too, not a traceback."""
-    return main(["serve", *sys.argv[1:]])
+    Ctrl-C while the server's modules load is one line too, not a traceback; ``--version``
+    is driftguard's."""
+    arguments = sys.argv[1:]
+    return main(arguments if arguments == ["--version"] else ["serve", *arguments])
 
 
 def _run(argv: Sequence[str] | None) -> int:

@@ -78,6 +78,7 @@ def session_target(args: argparse.Namespace) -> Iterator[ResolvedSession]:
     chosen and, for one found above the working directory, where."""
     from driftguard.sessions.resolve import ResolvedSession
 
+    check_project(args)  # --project also picks the config, for --demo too
     if getattr(args, "demo", False):
         if args.path is not None:
             raise DriftguardError("give either PATH or --demo, not both")
@@ -85,7 +86,6 @@ def session_target(args: argparse.Namespace) -> Iterator[ResolvedSession]:
         with resources.as_file(demo) as path:
             yield ResolvedSession(path, "claude_code", "path")
         return
-    check_project(args)
     if args.path is not None:
         yield ResolvedSession(Path(args.path), args.cli, "path")
         return

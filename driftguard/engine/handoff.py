@@ -704,9 +704,9 @@ def handoff_target(
             return HandoffTarget(max(containing, key=lambda p: len(p.absolute().parts)))
         return HandoffTarget(
             None,
-            "the handoff was not saved: this session was recorded in another folder than "
-            f"the project driftguard was started for ({projects[0]}), and a handoff is "
-            "saved only in that project; the handoff is returned as text",
+            f"the handoff was not saved: this session ran in {session.cwd}, outside the "
+            f"project ({projects[0]}), and a handoff is saved only in the project its "
+            "session ran in; it is given here instead",
         )
     if found_for_project:
         return HandoffTarget(projects[0])
@@ -718,7 +718,7 @@ def handoff_target(
         None,
         "the handoff was not saved: this session file records no working directory and "
         f"is not one of the project's own ({projects[0]}), and a handoff is saved only in "
-        "that project; the handoff is returned as text",
+        "the project its session ran in; it is given here instead",
     )
 
 

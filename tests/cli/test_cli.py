@@ -185,6 +185,8 @@ def test_a_project_folder_that_does_not_exist_is_named_as_missing(
         assert capsys.readouterr().err == (
             f"driftguard: error: --project {missing}: no such folder\n"
         )
+    assert main(["score", "--demo", "--project", str(missing)]) == 2
+    assert capsys.readouterr().err == f"driftguard: error: --project {missing}: no such folder\n"
     a_file = tmp_path / "notes.txt"
     a_file.write_text("x", encoding="utf-8")
     assert main(["score", "--project", str(a_file)]) == 2
@@ -488,3 +490,18 @@ def test_ctrl_c_while_a_session_is_read_is_one_line_and_exit_130(
     assert main(["score", str(tmp_path / "s.jsonl")]) == 130
     out, err = capsys.readouterr()
     assert (out, err) == ("", "driftguard: interrupted\n")
+
+
+def test_driftguard_mcp_version_prints_the_version_and_its_other_arguments_go_to_serve(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.argv", ["driftguard-mcp", "--version"])
+    with pytest.raises(SystemExit) as exit_info:
+        driftguard.cli.serve_main()
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out == f"driftguard {driftguard.__version__}\n"
+    monkeypatch.setattr("sys.argv", ["driftguard-mcp", "--bogus"])
+    with pytest.raises(SystemExit) as exit_info:
+        driftguard.cli.serve_main()
+    assert exit_info.value.code == 2
+    assert "driftguard serve: error: unrecognized arguments: --bogus" in capsys.readouterr().err

@@ -73,3 +73,12 @@ def test_report_draws_a_turn_per_typed_prompt(
     data = json.loads(found.group(1))
     assert len(data["turns"]) == len(PROMPTS)
     assert data["loops"] == [{"first": 5, "last": 5, "label": "npm test ×4"}]
+
+
+def test_handoff_json_gives_factors_to_one_decimal_as_the_score_json_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["handoff", "--json", str(SESSION)]) == 0
+    handoff = json.loads(capsys.readouterr().out)
+    assert handoff["factors"] == handoff["report"]["factors"]
+    assert all(value is None or value == round(value, 1) for value in handoff["factors"].values())

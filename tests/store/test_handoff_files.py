@@ -308,6 +308,29 @@ def test_cli_handoff_write_json_names_the_files(
     assert data["draft"] == (project / ".driftguard" / "handoff.md").read_text(encoding="utf-8")
 
 
+def test_cli_handoff_write_of_another_projects_session_says_which_project_would_save_it(
+    session_file: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    elsewhere = tmp_path / "web"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert main(["handoff", "--write", str(session_file)]) == 0
+    out, err = capsys.readouterr()
+    project = tmp_path / "api"
+    assert err == (
+        f"driftguard: warning: the handoff was not saved: this session ran in {project}, "
+        f"outside the project ({elsewhere}), and a handoff is saved only in the project its "
+        f"session ran in; it is given here instead (--project {project} saves it there)\n"
+    )
+    assert "Write a file named `handoff.md`" in out
+    assert not (elsewhere / ".driftguard").exists()
+    assert main(["handoff", "--write", "--project", str(project), str(session_file)]) == 0
+    assert (project / ".driftguard" / "handoff.md").is_file()
+
+
 def test_cli_handoff_without_write_saves_nothing(
     session_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -118,6 +118,7 @@ def _status(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from driftguard.engine.handoff import pickup, prepare_handoff, write_handoff
+    from driftguard.format import display_factors
     from driftguard.render.text import to_json_dict
     from driftguard.setup_scripts.hooked import session_start_hooked
     from driftguard.store.history import GuardedHistoryStore
@@ -142,7 +143,9 @@ def run(args: argparse.Namespace) -> int:
                 hooked=session_start_hooked(session.cli),
                 found_in=found.found_in,
             )
-            warn([written.not_saved] if written.not_saved else [])
+            if written.not_saved:
+                hint = f" (--project {session.cwd} saves it there)" if session.cwd else ""
+                warn([written.not_saved + hint])
             handoff, report, saved = written.handoff, written.report, written.saved
             target = written.project
         else:
@@ -155,7 +158,12 @@ def run(args: argparse.Namespace) -> int:
             )
     warn(store.notes)
     if args.json:
-        result: dict[str, Any] = {**asdict(handoff), "report": to_json_dict(report)}
+        # Factors as every JSON of driftguard shows them (one decimal), not the raw floats.
+        result: dict[str, Any] = {
+            **asdict(handoff),
+            "factors": display_factors(handoff.factors),
+            "report": to_json_dict(report),
+        }
         if saved is not None:
             result["saved"] = {
                 "handoff": str(saved.handoff),

@@ -10,7 +10,7 @@ from driftguard.cli._common import EXIT_OK, stdin_bytes
 __all__ = ["DESCRIPTION", "add_arguments", "run"]
 
 DESCRIPTION = (
-    "Print e.g. 'drift 47 warming · ctx 62% · rep 31' for the session named in "
+    "Print e.g. 'drift 47 warming · 38k to compact (~6 turns) · rep 31' for the session named in "
     "Claude Code's status-line JSON on stdin, from the score the stop hook cached. "
     "Always exits 0."
 )
