@@ -62,7 +62,6 @@ from driftguard.setup_scripts._safe_edit import (
     edit_servers_file,
     inspect_config,
     plan_edit,
-    unified_diff,
     write_backup,
 )
 
@@ -197,11 +196,12 @@ def _through_cli(
         entry = merged_entry(found.existing, entry)
     commands = _commands(claude, found, entry)
     how = f"through `claude mcp {commands[-1][2]}`"
+    # The diff shown, run or dry run, is that of the careful edit: driftguard's change as
+    # `claude` makes it, up to the key order. What `claude` adds of its own when it creates
+    # the file (its machine and user ids, first start time) is not driftguard's to show.
+    planned = plan_edit(HOST, found, _FORMAT, entry, request)
+    diff = planned.diff if not isinstance(planned, HostResult) else ""
     if request.dry_run:
-        # The diff is that of the careful edit: what `claude` will write, up to the key
-        # order and the keys it adds itself.
-        planned = plan_edit(HOST, found, _FORMAT, entry, request)
-        diff = planned.diff if not isinstance(planned, HostResult) else ""
         runs = tuple(f"would run: {shlex.join(command)}" for command in commands)
         status = _STATUS[found.decision]
         return HostResult(
@@ -227,7 +227,7 @@ def _through_cli(
         return HostResult(
             HOST, "failed", f"{shown}: {failure}", ok=False, path=path, backup=backup, notes=notes
         )
-    return _check_after(found, path, backup, request, commands, entry)
+    return _check_after(found, path, backup, request, commands, entry, diff)
 
 
 def _dropped(sent: dict[str, Any], written: Any) -> list[str]:
@@ -248,8 +248,10 @@ def _check_after(
     request: SetupRequest,
     commands: list[list[str]],
     entry: dict[str, Any],
+    diff: str,
 ) -> HostResult:
-    """Read the file ``claude`` wrote and check driftguard's entry in it."""
+    """Read the file ``claude`` wrote and check driftguard's entry in it; ``diff`` is the
+    change driftguard asked for (the result's diff)."""
     shown = display_path(path)
     how = f"through `claude mcp {commands[-1][2]}`"
     try:
@@ -278,7 +280,7 @@ def _check_after(
         status,
         f"{shown}, {how}",
         path=path,
-        diff=unified_diff(path, found.text, after_text),
+        diff=diff,
         backup=backup,
         notes=notes,
     )

@@ -277,3 +277,15 @@ def test_a_read_only_claude_json_is_refused_without_running_claude(
         "claude_code: refused (~/.claude.json is read-only; nothing changed)"
         in capsys.readouterr().out
     )
+
+
+def test_the_diff_shown_is_driftguards_entry_not_the_keys_claude_adds_of_its_own(
+    claude_log: Path, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (isolated_home / ".claude.json").unlink()  # claude creates it, with keys of its own
+    assert main(["setup", "--host", "claude_code"]) == 0
+    assert _config(isolated_home)["migrationVersion"] == 13
+    out = capsys.readouterr().out
+    added = [line.strip() for line in out.splitlines() if line.strip().startswith("+")]
+    assert '+    "driftguard": {' in added
+    assert not any("migrationVersion" in line for line in added)
