@@ -45,6 +45,19 @@ def pem(label: str, body: tuple[str, ...]) -> str:
     return f"-----BEGIN {label}-----\n{joined}\n-----END {label}-----"
 
 
+PASSPHRASE_WORDS = (
+    *("correct", "horse", "battery", "staple", "purple", "monkey", "dishwasher", "lantern"),
+    *("orbit", "velvet", "canyon", "maple", "quartz", "tundra", "pepper", "harbor", "ribbon"),
+    *("walnut", "glacier"),
+)
+"""Plain words for made-up passphrases (a passphrase is words, not a key-shaped string)."""
+
+
+def passphrase(words: int, seed: int) -> str:
+    """A deterministic passphrase of ``words`` distinct plain words."""
+    return " ".join(random.Random(seed).sample(PASSPHRASE_WORDS, words))
+
+
 def _b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).decode().rstrip("=")
 
@@ -146,6 +159,11 @@ def _kinds() -> list[Kind]:
     twilio_key_sid = "SK" + fake(HEX, 32, 322)
     twilio_key_secret = fake(ALNUM, 32, 323)
     twilio_account = "AC" + fake(HEX, 32, 324)
+    prose_passphrase = passphrase(4, 325)
+    colon_passphrase = passphrase(4, 326)
+    account_colon = "Tr0" + fake(ALNUM, 6, 327) + "&3"
+    it_is = fake(string.ascii_lowercase, 6, 328) + "2" + fake(ALNUM, 3, 329)
+    redis_password = "R3d!" + fake(ALNUM, 10, 330)
     return [
         Kind("aws-access-key-id", f"export AWS_ACCESS_KEY_ID={aws_id}", (aws_id,)),
         Kind(
@@ -311,6 +329,22 @@ def _kinds() -> list[Kind]:
             f"client = Client('{twilio_key_sid}', '{twilio_key_secret}', '{twilio_account}')",
             (twilio_key_sid, twilio_key_secret, twilio_account),
         ),
+        # passwords given in prose, to the end of their clause, and to redis-cli
+        Kind(
+            "passphrase-in-prose",
+            f"my password is {prose_passphrase}",
+            (prose_passphrase,),
+        ),
+        Kind("passphrase-after-colon", f"password: {colon_passphrase}", (colon_passphrase,)),
+        Kind(
+            "password-for-the-account-colon",
+            f"the password for the admin account is: {account_colon}",
+            (account_colon,),
+        ),
+        Kind("password-it-is", f"never print the password, it is {it_is}", (it_is,)),
+        Kind(
+            "redis-cli-password", f"redis-cli -h cache -a {redis_password} ping", (redis_password,)
+        ),
     ]
 
 
@@ -377,6 +411,15 @@ def _near_misses() -> list[NearMiss]:
             "M" + fake(ALNUM, 23, 223) + "." + fake(ALNUM, 6, 224) + "." + fake(ALNUM, 27, 225),
         ),
         NearMiss("twilio-call-sid", f"call CA{fake(HEX, 32, 226)}, message SM{fake(HEX, 32, 227)}"),
+        # prose about a password
+        NearMiss("password-in-vault", "the password is stored in Vault"),
+        NearMiss("password-is-required", "the password is required"),
+        NearMiss("password-case-sensitive", "the password is case-sensitive"),
+        NearMiss("password-optional-annotation", "password: Optional[str] = None"),
+        NearMiss("password-form-prompt", "Password: Enter your password"),
+        NearMiss("password-see-below", "password: see below"),
+        NearMiss("password-confidential", "the password is confidential"),
+        NearMiss("password-hashed", "the password is hashed with bcrypt before it is stored"),
     ]
 
 
