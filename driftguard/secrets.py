@@ -62,6 +62,13 @@ rule id                      finds                secret span (what is replaced)
 ``cli-password``             ``mysql -pPW``,      only the password
                              ``curl -u user:PW``,
                              ``redis-cli -a PW``
+``secret-prose``             "my api key is X",   only the value
+                             "jwt secret: X",
+                             "set the
+                             ``SECRET_KEY`` to X"
+``cli-secret``               ``--token X``,       only the value
+                             ``--api-key X``,
+                             ``--client-secret X``
 ============================ ==================== ====================================
 
 For the rules from ``bearer-token`` on only the secret value is replaced, so the header,
@@ -118,6 +125,27 @@ staple``), and none after the first describing one. So "my password is
 Hunter-42-Correct-Horse" and "password: correct horse battery staple" are redacted and
 "the password is stored in the vault", "the password is plain text" are not. ``=`` is left
 to ``password``, whose exceptions for code references apply.
+
+``secret-prose``: a secret's noun — ``secret``, ``token``, ``apikey``, or ``key``/
+``token``/``secret`` after ``api``, ``access``, ``auth``, ``jwt``, ``client``, ``signing``
+and the like (``api key``, ``jwt secret``; a bare ``key`` is no secret: "the key is to cache
+it") — perhaps ``for`` a thing, then ``:``, ``is``/``was`` or ``, it is``; or ``set``/
+``change``/``update``/``rotate``/``reset`` [``the``] ``NAME to`` where ``NAME`` holds a
+secret or a password (``set the DJANGO_SECRET_KEY to …``, ``change DB_PASSWORD to …``);
+then one word, bare or quoted, that reads as a secret: made up as for ``password-prose``
+and holding a digit or a symbol other than ``_`` and ``.`` (``_currToken`` is a variable).
+A password's name also takes a passphrase. So "my api key is 3f9a…" and "The secret is:
+b4nana-Phone-77" are redacted, and "the secret is to test early", "the token is expired",
+"the api key is in the .env file" are not.
+
+``cli-secret``: a long flag whose last word is ``token``, ``secret``, ``apikey``,
+``passphrase`` or a secret's ``key`` (``--token``, ``--api-key``, ``--client-secret``,
+``--secret-key``; not ``--key``, ``--token-file``, ``--max-tokens``), and its next
+argument, quoted or not, when it reads as a secret (as for ``secret-prose``: not
+``TOKEN``, ``YOUR_API_KEY``, ``...``) and is no placeholder (``$TOKEN``, ``<token>``), path,
+URL, file name (``tok.txt``), code, nor ``key=value`` options; ``docker``/``podman``/
+``buildah``/``nerdctl``/``buildctl``'s ``--secret`` names a stored secret (``docker build
+--secret id=npm,src=.npmrc``) and is left.
 
 ``secret-assignment``: a name whose words (split as for ``password``) say it holds a
 secret — ``secret``, ``token``, ``password``, ``passphrase``, ``credential(s)``,
@@ -1188,6 +1216,127 @@ block scalar, anchor, alias or tag (``|``, ``>``, ``&``, ``*``, ``!``) is not a 
 _SECRET_ASSIGNED_UNQUOTED = (_SECRET_ASSIGNED_ENV, _SECRET_ASSIGNED_YAML)
 
 
+# --- secrets given in prose and on command lines ---------------------------------------
+
+_SECRET_NOUN = (
+    r"(?:(?i:api|access|auth|secret|signing|session|jwt|client|bearer|bot|app|master"
+    r"|encryption|refresh|webhook|deploy|admin|service)[ \t-]?(?i:key|token|secret)"
+    r"|(?i:apikey|token|secret))(?![A-Za-z0-9_-])"
+)
+"""A secret's noun in prose: ``secret``, ``token``, ``apikey``, or ``key``/``token``/
+``secret`` after a word that makes it a credential (``api key``, ``jwt secret``, ``access
+token``). A bare ``key`` is not one ("the key is to cache it"), nor a name joined by ``_``
+(``api_token: …`` is code or YAML, which ``secret-assignment`` reads)."""
+_SECRET_PROSE_LEAD = (
+    r"(?=[AaBbCcDdEeJjMmRrSsTtWw])(?<![A-Za-z0-9_.-])"
+    + _SECRET_NOUN
+    + _FOR_THING
+    + r"(?:"
+    + _IT_IS
+    + r"|[ \t]*:[ \t]*|[ \t]+(?i:is|was|is[ \t]+now|is[ \t]+still)(?:[ \t]*:)?[ \t]+)"
+)
+"""A secret's noun (:data:`_SECRET_NOUN`), perhaps ``for <thing>``, then ``, it is``, ``:``
+or ``is``/``was``/``is now``/``is still``. The lookahead on the first letter (one a noun
+can start with) comes first so that the scan skips most positions at once: the lead is
+looked for in every excerpt, and this halves its cost on real transcripts. The patterns
+below that start the same way do so for the same reason."""
+_SECRET_PROSE = re.compile(
+    _SECRET_PROSE_LEAD + r"(?P<quote>[\"'`])?(?P<secret>(?(quote)[^\s\"'`]{1,256}(?=[\"'`])"
+    r"|[^\s\"'`]{5,255}[^\s\"'`.,;:!?)\]}](?=[.,;:!?)\]}]*(?:\s|[\"'`]|\Z))))"
+)
+"""The lead, then one word: quoted, whole up to its closing quote; bare, as :data:`_WORD`
+(one pattern for both, so the text is scanned for the lead once)."""
+_SET_SECRET_TO = (
+    r"(?=[SsCcUuRr])(?<![A-Za-z0-9_.-])(?i:set|change|update|rotate|reset)[ \t]+"
+    r"(?:(?i:the|my|our|your)[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,64})[ \t]+(?i:to)[ \t]+"
+)
+"""``set [the] NAME to`` — a secret's or a password's name given a value in words: "set the
+DJANGO_SECRET_KEY to …", "change DB_PASSWORD to …"."""
+_SET_SECRET_TO_QUOTED = re.compile(_SET_SECRET_TO + _QUOTED)
+_SET_SECRET_TO_BARE = re.compile(_SET_SECRET_TO + _WORD)
+_SET_SECRET_TO_CLAUSE = re.compile(_SET_SECRET_TO + _CLAUSE)
+
+
+def _is_secret_word(word: str) -> bool:
+    """A word that reads as a token, a key or a secret: made up
+    (:func:`_looks_like_a_password`) and holding a digit or a symbol other than ``_`` and
+    ``.`` — an identifier (``_currToken``, ``accessToken``) names a variable."""
+    core = word.strip().rstrip(_TRAILING_PUNCTUATION)
+    return _WORDISH.fullmatch(core) is None and _looks_like_a_password(core)
+
+
+def _secret_in_prose(match: re.Match[str]) -> bool:
+    """A value given to a secret's noun or name in prose: one word, quoted or bare, that
+    reads as a secret (:func:`_is_secret_word`; "the secret is to test early", "the
+    token is expired" stay). After ``set NAME to`` the name must hold a secret or a
+    password (:func:`_is_secret_name`, :func:`_is_password_name`); a password's name
+    takes any word that looks made up, or a passphrase (:func:`_gives_a_passphrase`)."""
+    value = match.group("secret")
+    name = match.groupdict().get("name")
+    if name is None:
+        return " " not in value.strip() and _is_secret_word(value)
+    if _is_password_name(name):
+        if match.re is _SET_SECRET_TO_CLAUSE:
+            return _gives_a_passphrase(value)
+        if match.re is _SET_SECRET_TO_QUOTED:
+            return _is_value(value) and _NOTE.fullmatch(value.strip()) is None
+        return _looks_like_a_password(value)
+    if not _is_secret_name(name) or match.re is _SET_SECRET_TO_CLAUSE:
+        return False
+    return " " not in value.strip() and _is_secret_word(value)
+
+
+_SECRET_FLAG_WORDS = frozenset({"token", "secret", "apikey", "passphrase", "key"})
+"""The last word of a command-line flag that takes a secret: ``--token``, ``--api-key``,
+``--client-secret``, ``--passphrase`` (``key`` only where :func:`_is_secret_name` counts
+it: ``--api-key``, ``--secret-key``, not ``--key`` or ``--sort-key``)."""
+_CONTAINER_TOOL = re.compile(r"(?<![A-Za-z0-9_.-])(?:docker|podman|buildah|nerdctl|buildctl)\b")
+"""Tools whose ``--secret`` names a stored secret (``docker build --secret id=npm,src=…``,
+``podman run --secret mysecret``), not the secret itself."""
+_FILE_NAME = re.compile(
+    r"[\w.-]+\.(?:json|ya?ml|txt|pem|key|env|cfg|conf|ini|toml|p12|pfx|crt|jks|asc|gpg)"
+)
+"""A value that names a file (``--token tok.txt``): where the secret is, not the secret."""
+_SECRET_FLAG = (
+    r"(?=-)(?<![A-Za-z0-9_.-])(?P<name>--[A-Za-z][A-Za-z0-9_-]{0,64})(?![A-Za-z0-9_.=-])[ \t]+(?!-)"
+)
+_SECRET_FLAG_PATTERNS = tuple(
+    re.compile(_SECRET_FLAG + value)
+    for value in (
+        rf"'(?P<secret>[^'\n]{{1,{_VALUE_LIMIT}}})(?='|\n|\Z)",
+        rf'"(?P<secret>[^"\n]{{1,{_VALUE_LIMIT}}})(?="|\n|\Z)',
+        rf"(?P<secret>{_PLAIN}{{1,{_VALUE_LIMIT}}})(?!{_PLAIN})",
+    )
+)
+"""A long flag and its next argument (quoted, or unquoted up to a blank, quote or
+separator): ``--token S3cretT0kenValue``, ``--api-key '…'``."""
+
+
+def _secret_flag(match: re.Match[str]) -> bool:
+    """A flag whose last word takes a secret (:data:`_SECRET_FLAG_WORDS`,
+    :func:`_is_secret_name`) given a literal value (:func:`_is_literal`) that reads as a
+    secret (:func:`_is_secret_word`: not ``TOKEN``, ``YOUR_API_KEY``, ``...``, ``to``) and
+    is not code, a path, a URL, a file name, a redaction marker, nor ``key=value`` options
+    (``docker build --secret id=…,src=…``); a container tool's ``--secret`` names a stored
+    secret."""
+    name, value = match.group("name"), match.group("secret")
+    words = [word.lower() for word in _NAME_WORDS.findall(name)]
+    if not words or words[-1] not in _SECRET_FLAG_WORDS or not _is_secret_name(name):
+        return False
+    core = value.strip()
+    if not _is_literal(core) or MARKER_PATTERN.search(core) or "=" in core:
+        return False
+    if _PATH_OR_URL.match(core) or _CODE_VALUE.match(core) or _FILE_NAME.fullmatch(core):
+        return False
+    if not _is_secret_word(core):
+        return False
+    if words == ["secret"]:
+        line_start = match.string.rfind("\n", 0, match.start()) + 1
+        if _CONTAINER_TOOL.search(match.string, line_start, match.start()):
+            return False
+    return True
+
+
 _RULES: tuple[_Rule, ...] = (
     # RFC 7468 §2 (PKCS #8 / PKCS #1 / SEC 1 labels), OpenSSH PROTOCOL.key ("OPENSSH
     # PRIVATE KEY"), RFC 4880 §6.2 ("PGP PRIVATE KEY BLOCK"): the whole armored block.
@@ -1482,16 +1631,31 @@ _RULES: tuple[_Rule, ...] = (
     # --user and wget -u take "user:password" (a bare user prompts); redis-cli's -a takes
     # the password itself.
     _Rule("cli-password", _CLI_PASSWORD_PATTERNS, _on_secret(_is_value)),
+    # A secret given in prose: "my api key is …", "jwt secret: …", "the token, it is …",
+    # "set the DJANGO_SECRET_KEY to …" (see _secret_in_prose).
+    _Rule(
+        "secret-prose",
+        (
+            _SECRET_PROSE,
+            _SET_SECRET_TO_QUOTED,
+            _SET_SECRET_TO_BARE,
+            _SET_SECRET_TO_CLAUSE,
+        ),
+        _secret_in_prose,
+    ),
+    # A secret given to a command-line flag: --token, --api-key, --client-secret, --secret
+    # followed by its argument (see _secret_flag).
+    _Rule("cli-secret", _SECRET_FLAG_PATTERNS, _secret_flag),
 )
 
 RULE_IDS: tuple[str, ...] = tuple(rule.rule for rule in _RULES)
-"""The twenty-four rule ids in priority order: ``private-key``, ``aws-access-key``,
+"""The twenty-six rule ids in priority order: ``private-key``, ``aws-access-key``,
 ``aws-secret-key``, ``github-token``, ``anthropic-key``, ``openai-key``, ``slack-token``,
 ``google-api-key``, ``stripe-key``, ``sendgrid-key``, ``slack-webhook``, ``service-token``,
 ``registry-auth``, ``discord-token``, ``twilio-key``, ``jwt``, ``bearer-token``,
 ``url-credentials``, ``entropy-assignment``, ``password``, ``secret-assignment``,
-``password-prose``, ``netrc-password``, ``cli-password``. Stable: they appear in redaction
-markers."""
+``password-prose``, ``netrc-password``, ``cli-password``, ``secret-prose``, ``cli-secret``.
+Stable: they appear in redaction markers."""
 
 
 def _outside(start: int, end: int, markers: list[tuple[int, int]]) -> list[tuple[int, int]]:

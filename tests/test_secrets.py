@@ -99,6 +99,7 @@ TWILIO_SECRET = fake(ALNUM, 32, 101)
 DJANGO_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789!@#$%^&*(-_=+)"
 DJANGO_KEY = "k#8" + fake(DJANGO_ALPHABET, 47, 102)  # get_random_secret_key()'s alphabet
 SYMBOLIC = "Xy7#pq!2Lm@9z^"
+HEX_KEY = "3f9a" + fake(HEX, 28, 103)  # an API key of hex digits, given in prose
 RSA_KEY = pem("RSA PRIVATE KEY", 30)
 OPENSSH_KEY = pem("OPENSSH PRIVATE KEY", 40)
 
@@ -223,6 +224,18 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("cli-password", "wget -q -u ci:hunter2 https://files.internal/a.tgz", "hunter2"),
     ("cli-password", "redis-cli -h cache -p 6379 -a s3cr3tpw ping", "s3cr3tpw"),
     ("cli-password", "redis-cli -a 'two words' --no-auth-warning info", "two words"),
+    ("secret-prose", f"my api key is {HEX_KEY}", HEX_KEY),
+    ("secret-prose", "jwt secret: s0me-l0ng-jwt-s1gning-v4lue", "s0me-l0ng-jwt-s1gning-v4lue"),
+    ("secret-prose", "The secret is: b4nana-Phone-77. Keep it.", "b4nana-Phone-77"),
+    ("secret-prose", "our staging token is tok_9x8y7z6w5v for now", "tok_9x8y7z6w5v"),
+    ("secret-prose", "the bot token, it is 12345:abcDEF", "12345:abcDEF"),
+    ("secret-prose", "set the DJANGO_SECRET_KEY to k#8!@xz7-q9w(e)r", "k#8!@xz7-q9w(e)r"),
+    ("secret-prose", "set DJANGO_SECRET_KEY to 'k#8!@xz7-q9w(e)r)'", "k#8!@xz7-q9w(e)r)"),
+    ("secret-prose", "change DB_PASSWORD to Winter2024x and redeploy", "Winter2024x"),
+    ("cli-secret", "vercel deploy --token 9fXk2LmPq7Rs --prod", "9fXk2LmPq7Rs"),
+    ("cli-secret", "mytool --api-key 9f8e7d6c5b4a --region eu", "9f8e7d6c5b4a"),
+    ("cli-secret", "az login --service-principal --client-secret 'Qw3~rty.Uio8'", "Qw3~rty.Uio8"),
+    ("cli-secret", "gpg --batch --passphrase S3cr3tPhrase -d notes.gpg", "S3cr3tPhrase"),
     (
         "registry-auth",
         f'{{"auths": {{"ghcr.io": {{"auth": "{REGISTRY_AUTH}"}}}}}}',
@@ -283,6 +296,20 @@ NEAR_MISSES: list[tuple[str, str]] = [
     ("password-prose", "one token - which is _currToken; the password, which is hashed"),
     ("cli-password", "redis-cli -h cache -a $REDIS_PASSWORD ping"),
     ("cli-password", "redis-cli --askpass -h cache ping; redis-cli -a"),
+    ("secret-prose", "the secret is to test early; the key is to cache it"),
+    ("secret-prose", "the token is expired and the api key is in the .env file"),
+    ("secret-prose", "The secret to good tests is isolation. Each token is counted once."),
+    ("secret-prose", "Your API key is not valid. The access token is short-lived."),
+    ("secret-prose", "the secret key is used; the token is accessToken; our secret is simplicity"),
+    ("secret-prose", "my api key is $OPENAI_API_KEY; jwt secret: ${JWT_SECRET}"),
+    ("secret-prose", "set the timeout to 30 and set SECRET_KEY to a random value"),
+    ("secret-prose", "set the token to expire in 1h; set the MAX_TOKENS to 4096"),
+    ("secret-prose", "The api key for OpenAI is OPENAI_API_KEY; the token is self.token"),
+    ("cli-secret", "gh auth --token-file tok.txt; mytool --token $GITHUB_TOKEN"),
+    ("cli-secret", "docker build --secret id=npm,src=.npmrc . && podman run --secret db1 app"),
+    ("cli-secret", "pass the token via --token to the CLI; --api-key YOUR_API_KEY"),
+    ("cli-secret", "--token <token> --client-secret CLIENT_SECRET --token ~/.config/token"),
+    ("cli-secret", "--api-key-file key.txt --max-tokens 4096 --secret-name prod-db"),
     ("netrc-password", "On this machine, login with SSO; password resets go to IT."),
     ("netrc-password", "machine learning login page: password policy explained"),
     ("netrc-password", "machine api.example.com login deploy password $NETRC_PASSWORD"),
@@ -384,7 +411,7 @@ NEAR_MISSES: list[tuple[str, str]] = [
 ]
 
 
-def test_rule_ids_are_the_twenty_four_documented_ones_in_priority_order() -> None:
+def test_rule_ids_are_the_twenty_six_documented_ones_in_priority_order() -> None:
     assert RULE_IDS == (
         "private-key",
         "aws-access-key",
@@ -410,6 +437,8 @@ def test_rule_ids_are_the_twenty_four_documented_ones_in_priority_order() -> Non
         "password-prose",
         "netrc-password",
         "cli-password",
+        "secret-prose",
+        "cli-secret",
     )
 
 
