@@ -11,6 +11,7 @@ import base64
 import hashlib
 import random
 import string
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -610,6 +611,35 @@ def test_high_entropy_means_long_varied_and_neither_uuid_nor_hex(
     value: str, expected: bool
 ) -> None:
     assert is_high_entropy(value) is expected
+
+
+# --- hostile text: leads that never reach a clause's end ------------------------------
+
+HOSTILE_SIZE = 100_000
+HOSTILE = {
+    "password is, repeated": "password is " * (HOSTILE_SIZE // 12),
+    "password:, repeated": "password: " * (HOSTILE_SIZE // 10),
+    "my password is, repeated": "my password is " * (HOSTILE_SIZE // 15),
+    "the api key is, repeated": "the api key is " * (HOSTILE_SIZE // 15),
+    "the token, it is, repeated": "token, it is " * (HOSTILE_SIZE // 13),
+    "a passphrase that never ends": "password is " + "abcd efgh " * (HOSTILE_SIZE // 10),
+    "one word without end": "password is " + "a" * HOSTILE_SIZE,
+    "blanks after the verb": "password is" + " " * HOSTILE_SIZE + "x",
+    "set NAME to, repeated": "set SECRET_KEY to " * (HOSTILE_SIZE // 18),
+    "flags without values": "--token " * (HOSTILE_SIZE // 8),
+    "redis-cli and its flag": "redis-cli " + "-a " * (HOSTILE_SIZE // 3),
+    "an unclosed quote": "the secret is '" + "a" * HOSTILE_SIZE,
+}
+
+
+@pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
+def test_hostile_text_is_gated_in_time_linear_in_its_length(text: str) -> None:
+    # well under a second on a shared 2-core machine; backtracking over every lead would
+    # take minutes
+    started = time.perf_counter()
+    result = gate(text)
+    assert time.perf_counter() - started < 5.0
+    assert gate(result.text or "") == GatedText(text=result.text or "")
 
 
 # --- property: random prose with secrets inserted between words ------------------------
