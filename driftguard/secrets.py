@@ -60,7 +60,15 @@ rule id                      finds                secret span (what is replaced)
 ``netrc-password``           ``machine h login``  only the password
                              ``u password PW``
 ``cli-password``             ``mysql -pPW``,      only the password
-                             ``curl -u user:PW``
+                             ``curl -u user:PW``,
+                             ``redis-cli -a PW``
+``secret-prose``             "my api key is X",   only the value
+                             "jwt secret: X",
+                             "set the
+                             ``SECRET_KEY`` to X"
+``cli-secret``               ``--token X``,       only the value
+                             ``--api-key X``,
+                             ``--client-secret X``
 ============================ ==================== ====================================
 
 For the rules from ``bearer-token`` on only the secret value is replaced, so the header,
@@ -96,17 +104,48 @@ included), or unquoted (up to a blank, quote, ``;``, ``&``, ``|`` or backtick); 
 ``bytes``), names about a password rather than holding one (a word after it such as
 ``file``, ``path``, ``length``, ``policy``, ``reset``, ``authentication``:
 ``--password-file path``, ``POSTGRES_PASSWORD_FILE=…``, ``PasswordAuthentication=no``),
-and the shell's ``PWD``/``OLDPWD``.
+and the shell's ``PWD``/``OLDPWD``. After ``:`` (not ``=``), neither is a word that says how
+the password stands (``Password: hidden``, ``password: required``) nor a plain word that
+begins a sentence (``Password: Enter your password``, ``password: see below``).
 
-``password-prose``: the word ``password``, ``passphrase`` or
-``passwd``, perhaps ``for``/``of``/``on`` one more word (``the password for staging``), then
-``:`` or ``is``/``was``/``to``/``be``/``set to``/``is now``/``is still``, then the value:
-a quoted one (``"…"``, ``'…'``, backticks) whatever it holds, placeholders excepted; a bare
-word only when it looks made up — at least 6 characters without trailing sentence
-punctuation, holding a digit, a symbol inside it or a capital after its first letter, and
-not a placeholder, a path, a URL or code (a call, an index, an attribute chain). So "my
-password is Hunter-42-Correct-Horse" is redacted and "the password is stored in the vault"
-is not. ``=`` is left to ``password``, whose exceptions for code references apply.
+``password-prose``: the word ``password``, ``passphrase``, ``passcode`` or ``passwd``,
+perhaps ``for``/``of``/``on``/``to`` and up to four words (``the password for the admin
+account``), then ``:``, ``is``/``was``/``to``/``be``/``set to``/``is now``/``is still``
+(perhaps with ``:`` after: ``is: …``) or ``, it is``/``, it's``/``- it was``, then the
+value: a quoted one (``"…"``, ``'…'``, backticks) whatever it holds, placeholders and
+bracketed notes (``(hidden)``) excepted; a bare word only when it looks made up — at least
+6 characters without trailing sentence punctuation, holding a digit, a symbol inside it or
+a capital after its first letter, and not a placeholder, a path, a URL, code (a call, an
+index, an attribute chain, a generic type) nor a word that describes a password
+(``case-sensitive``, ``bcrypt``, ``stored``); or a passphrase of plain words, taken to the
+end of its clause (a sentence's end, a comma, a bracket, a quote, a line's end, a dash, a
+conjunction): at least three words before the first function word (``the``, ``in``,
+``is``, ``not``…), four when the first describes a password (``correct horse battery
+staple``), and none after the first describing one. So "my password is
+Hunter-42-Correct-Horse" and "password: correct horse battery staple" are redacted and
+"the password is stored in the vault", "the password is plain text" are not. ``=`` is left
+to ``password``, whose exceptions for code references apply.
+
+``secret-prose``: a secret's noun — ``secret``, ``token``, ``apikey``, or ``key``/
+``token``/``secret`` after ``api``, ``access``, ``auth``, ``jwt``, ``client``, ``signing``
+and the like (``api key``, ``jwt secret``; a bare ``key`` is no secret: "the key is to cache
+it") — perhaps ``for`` a thing, then ``:``, ``is``/``was`` or ``, it is``; or ``set``/
+``change``/``update``/``rotate``/``reset`` [``the``] ``NAME to`` where ``NAME`` holds a
+secret or a password (``set the DJANGO_SECRET_KEY to …``, ``change DB_PASSWORD to …``);
+then one word, bare or quoted, that reads as a secret: made up as for ``password-prose``
+and holding a digit or a symbol other than ``_`` and ``.`` (``_currToken`` is a variable).
+A password's name also takes a passphrase. So "my api key is 3f9a…" and "The secret is:
+b4nana-Phone-77" are redacted, and "the secret is to test early", "the token is expired",
+"the api key is in the .env file" are not.
+
+``cli-secret``: a long flag whose last word is ``token``, ``secret``, ``apikey``,
+``passphrase`` or a secret's ``key`` (``--token``, ``--api-key``, ``--client-secret``,
+``--secret-key``; not ``--key``, ``--token-file``, ``--max-tokens``), and its next
+argument, quoted or not, when it reads as a secret (as for ``secret-prose``: not
+``TOKEN``, ``YOUR_API_KEY``, ``...``) and is no placeholder (``$TOKEN``, ``<token>``), path,
+URL, file name (``tok.txt``), code, nor ``key=value`` options; ``docker``/``podman``/
+``buildah``/``nerdctl``/``buildctl``'s ``--secret`` names a stored secret (``docker build
+--secret id=npm,src=.npmrc``) and is left.
 
 ``secret-assignment``: a name whose words (split as for ``password``) say it holds a
 secret — ``secret``, ``token``, ``password``, ``passphrase``, ``credential(s)``,
@@ -155,8 +194,8 @@ hex holds a digest (``cache-key: node-modules-<sha256>``, ``commit=<sha>``) and 
 tools) with the password attached to ``-p`` (``-pSECRET``, ``-p'…'``; a bare ``-p``
 prompts, so ``-p dbname`` is no password), and ``curl``/``wget`` ``-u user:pw``,
 ``--user user:pw``, ``--user=user:pw`` (the password part only; a bare user prompts),
-``docker``/``podman``/``helm`` ``login … -p PW`` and ``sshpass -p PW``; in the same simple
-command (up to a newline, ``;``, ``&``, ``|``). Placeholders as above.
+``docker``/``podman``/``helm`` ``login … -p PW``, ``sshpass -p PW`` and ``redis-cli … -a PW``;
+in the same simple command (up to a newline, ``;``, ``&``, ``|``). Placeholders as above.
 
 Spans found by several rules that overlap are merged into one marker, so no tail of a
 secret survives.
@@ -204,7 +243,9 @@ Authorization — RFC 9110
 §3.2.1; entropy — C. E. Shannon, "A Mathematical Theory of Communication" (1948);
 command-line passwords — mysql(1) ``--password[=pw]``/``-p[pw]`` ("there must be no space
 between -p and the password"), curl(1) ``-u, --user <user:password>``, wget(1)
-``--user``/``--password``, openssl-passphrase-options(1) ``pass:password``.
+``--user``/``--password``, openssl-passphrase-options(1) ``pass:password``, redis-cli
+(redis.io, "redis-cli, the Redis command line interface": ``-a <password>``); passphrases
+of plain words — xkcd 936, "Password Strength".
 
 Whole-excerpt drops (credential-file contents; checked first, on the raw text):
 a **private key file** (the excerpt is nothing but one PEM private key block, as
@@ -250,6 +291,8 @@ __all__ = [
     "ENTROPY_MIN_LENGTH",
     "HEX_SECRET_MIN_LENGTH",
     "MARKER_PATTERN",
+    "PASSPHRASE_MIN_WORDS",
+    "PASSPHRASE_MIN_WORDS_TELLING",
     "RULE_IDS",
     "GatedText",
     "Redaction",
@@ -486,23 +529,24 @@ def _entropy_assignment(match: re.Match[str]) -> bool:
 
 _NOT_A_VALUE = frozenset(
     {"none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off"}
-    | {"str", "string", "bytes"}
+    | {"str", "string", "bytes", "secretstr", "secretbytes"}
 )
 """Values that say a password is absent, switched on or off, or of some type (``password:
-str`` in code), not what it is."""
+str`` in code, pydantic's ``SecretStr``), not what it is."""
 
 
 def _is_value(span: str) -> bool:
     """A literal value, not a placeholder: not empty, not a variable reference (``$PW``,
     ``${PW}``, ``$(cmd)``, ``%PW%``), a template (``<pw>``, ``{pw}``, ``{{ pw }}``), a
-    mask made only of ``*`` or ``x``/``X`` (``***``), or one of :data:`_NOT_A_VALUE` (trailing
-    ``,;)]}`` of code ignored)."""
+    mask made only of ``*`` or ``x``/``X`` (``***``), a note in brackets (``(hidden)``,
+    ``[REDACTED]``), or one of :data:`_NOT_A_VALUE` (trailing ``,;)]}`` of code ignored)."""
     core = span.strip().rstrip(",;)]}")
     return (
         core != ""
         and not core.startswith(("$", "<", "{", "%"))
         and core.strip("*xX") != ""
         and core.lower() not in _NOT_A_VALUE
+        and _NOTE.fullmatch(core) is None
     )
 
 
@@ -543,11 +587,14 @@ _ATTRIBUTE_CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 def _is_code_reference(value: str, name: str) -> bool:
     """Code that names where a password comes from, not the password: the name itself
     (``password=password``), an attribute chain ending in a password's name
-    (``self.password``, ``process.env.PGPASSWORD``), or a call or index whose argument is
-    a quoted string (``os.getenv(``, ``os.environ[``)."""
+    (``self.password``, ``process.env.PGPASSWORD``), a call or index whose argument is
+    a quoted string (``os.getenv(``, ``os.environ[``), or a generic type
+    (``Optional[str]``)."""
     core = value.strip().rstrip(",;)]}")
     if core.lower() == name.strip("-.").lower() or value.endswith(("(", "[")):
         return True
+    if _GENERIC_TYPE.fullmatch(value.strip()) is not None:
+        return True  # an annotation: ``password: Optional[str] = None``
     return _ATTRIBUTE_CHAIN.fullmatch(core) is not None and _is_password_name(
         core.rsplit(".", 1)[1]
     )
@@ -561,6 +608,33 @@ def _is_path_then_message(match: re.Match[str]) -> bool:
     return start > 0 and match.string[start - 1] in "/\\" and "=" not in between
 
 
+_PASSWORD_STATUS = frozenset(
+    {"required", "optional", "hidden", "masked", "redacted", "set", "unset", "missing"}
+    | {"empty", "provided", "given", "invalid", "incorrect", "expired", "prompted", "ok"}
+)
+"""Words a tool or a form prints after ``password:`` to say how the password stands
+(``password: required``, ``Password: hidden``), not what it is; after ``=`` (a ``.env``
+line, a shell assignment) every word is a value."""
+_MORE_WORDS = re.compile(r"[ \t]+(?:[A-Za-z0-9]|\[REDACTED:)")
+"""More words after a value on its line: the value began a sentence. A marker counts as a
+word, as the value it replaced (a word) did, so gating gated text changes nothing."""
+
+
+def _is_said_after_colon(match: re.Match[str]) -> bool:
+    """An unquoted value after ``:`` that says how the password stands (one of
+    :data:`_PASSWORD_STATUS`), or a plain word that starts a sentence (more words follow it
+    on the line and it does not look made up): "Password: Enter your password",
+    "password: see below". A passphrase after ``:`` is ``password-prose``'s to read whole."""
+    between = match.string[match.end("name") : match.start("secret")]
+    if ":" not in between or "=" in between or between.endswith(("'", '"')):
+        return False
+    value = match.group("secret")
+    if value.rstrip(_TRAILING_PUNCTUATION).lower() in _PASSWORD_STATUS:
+        return True
+    sentence = _MORE_WORDS.match(match.string, match.end("secret")) is not None
+    return sentence and not _looks_like_a_password(value)
+
+
 def _password(match: re.Match[str]) -> bool:
     name, value = match.group("name"), match.group("secret")
     return (
@@ -568,6 +642,7 @@ def _password(match: re.Match[str]) -> bool:
         and _is_value(value)
         and not _is_code_reference(value, name)
         and not _is_path_then_message(match)
+        and not _is_said_after_colon(match)
     )
 
 
@@ -614,6 +689,9 @@ _SEPARATE_P = (
 )
 """``docker``/``podman``/``helm`` ``login … -p PW`` and ``sshpass -p PW``: their ``-p``
 takes the password itself (docker-login(1), sshpass(1))."""
+_REDIS_A = rf"(?=r)(?<![A-Za-z0-9_.-])redis-cli{_SAME_COMMAND}(?:-a|--pass)[ \t]+"
+"""``redis-cli … -a PW`` (or ``--pass PW``): redis-cli's password (redis.io, "redis-cli,
+the Redis command line interface": ``-a <password>``)."""
 _CLI_PASSWORD_PATTERNS = (
     *(
         re.compile(_MYSQL_P + value)
@@ -632,7 +710,8 @@ _CLI_PASSWORD_PATTERNS = (
         )
     ),
     *(
-        re.compile(_SEPARATE_P + value)
+        re.compile(prefix + value)
+        for prefix in (_SEPARATE_P, _REDIS_A)
         for value in (
             rf"'(?P<secret>[^'\n]{{1,{_VALUE_LIMIT}}})(?='|\n|\Z)",
             rf'"(?P<secret>[^"\n]{{1,{_VALUE_LIMIT}}})(?="|\n|\Z)',
@@ -641,22 +720,54 @@ _CLI_PASSWORD_PATTERNS = (
     ),
 )
 
+_PASSWORD_NOUN = r"(?i:pass(?:word|phrase|code)|passwd)(?![A-Za-z0-9_-])"
+_FOR_THING = r"(?:[ \t]+(?i:for|of|on|to)(?:[ \t]+[A-Za-z0-9_.@/-]{1,64}){1,4})?"
+"""``for <thing>`` of up to four words: ``the password for the admin account``."""
+_IT_IS = r"[ \t]*[,;:\u2013\u2014-]+[ \t]*(?i:it)(?:[ \t]+(?i:is|was)|['\u2019](?i:s))[ \t]+"
+"""``, it is`` / ``, it's`` / ``- it was`` after the noun: "never print the password, it is
+…" names the password and gives it in one breath. (Not ``, which is``: "one token - which
+is _currToken" names a variable, in code comments and prose alike.)"""
 _PASSWORD_PROSE_LEAD = (
-    r"(?<![A-Za-z0-9_.-])(?i:pass(?:word|phrase)|passwd)(?![A-Za-z0-9_-])"
-    r"(?:[ \t]+(?i:for|of|on|to)(?:[ \t]+[A-Za-z0-9_.@/-]{1,64}){1,4})?"
-    r"(?:[ \t]*:[ \t]*|[ \t]+(?i:is|was|to|be|set[ \t]+to|is[ \t]+now|is[ \t]+still)[ \t]+)"
+    r"(?<![A-Za-z0-9_.-])" + _PASSWORD_NOUN + _FOR_THING + r"(?:" + _IT_IS + r"|[ \t]*:[ \t]*"
+    r"|[ \t]+(?i:is|was|to|be|set[ \t]+to|is[ \t]+now|is[ \t]+still)(?:[ \t]*:)?[ \t]+)"
 )
-"""A password word (``password``, ``passphrase``, ``passwd``), perhaps ``for <thing>`` of
-up to four words (``the password for the admin account``), then ``:`` or
-``is``/``was``/``to``/``be``/``set to``, then the value (``=`` is code: the ``password``
+"""A password word (``password``, ``passphrase``, ``passcode``, ``passwd``), perhaps ``for
+<thing>``, then ``, it is``, ``:`` or ``is``/``was``/``to``/``be``/``set to`` (perhaps with
+``:`` after the verb: ``password is: …``), then the value (``=`` is code: the ``password``
 rule reads it, with its exceptions for code references)."""
-_PASSWORD_PROSE_QUOTED = re.compile(
-    _PASSWORD_PROSE_LEAD + r"[\"'`](?P<secret>[^\"'`\n]{1,256})(?=[\"'`])"
+
+_CLAUSE_END = (
+    r"(?=[ \t]*[.!?,;:)\]]*(?:[\"'`\n]|\Z)|[.!?,;:)\]]+[ \t]"
+    r"|[ \t]+(?:[(#]|[-\u2013\u2014]{1,2}[ \t]"
+    r"|(?i:and|but|or|nor|so|then|because|since|while|which|unless|until|though|although"
+    r"|whereas|if|when|where|once|please)(?![A-Za-z0-9_'-])))"
 )
-_PASSWORD_PROSE_BARE = re.compile(
-    _PASSWORD_PROSE_LEAD + r"(?P<secret>[^\s\"'`]{5,255}[^\s\"'`.,;:!?)\]}])"
-    r"(?=[.,;:!?)\]}]*(?:\s|[\"'`]|\Z))"
+"""Where a clause ends: a sentence's end (``.``, ``!``, ``?`` before a blank or the end), a
+comma, semicolon or colon before a blank, a closing bracket, a quote, a line's end, an
+opening ``(`` or a comment's ``#`` after a blank, a dash between blanks, or a conjunction
+(``and``, ``but``, ``or``, ``because``, ``which``, ``please`` …)."""
+_CLAUSE_UNITS = 24
+"""Pieces a clause's value may have (a word and the blank after it are two): a passphrase
+has a few words; a longer clause is a sentence, not a value."""
+_CLAUSE = (
+    rf"(?P<secret>[^\s\"'`](?:[^\s\"'`.!?,;:)\]]{{1,64}}+|[^\S\n]|[.!?,;:)\]])"
+    rf"{{0,{_CLAUSE_UNITS}}}?){_CLAUSE_END}"
 )
+"""A value up to the end of its clause (:data:`_CLAUSE_END`), whatever characters it holds
+— a passphrase of several words is taken whole. It is read piece by piece: a run of
+characters that cannot end a clause, taken whole (possessive: never given back), or one
+blank or punctuation mark; a clause can only end before a blank, a punctuation mark, a
+quote or a line's end, so the end is looked for only between pieces, and a lead without a
+clause end near it costs a few steps per word, not per character."""
+_QUOTED = r"[\"'`](?P<secret>[^\"'`\n]{1,256})(?=[\"'`])"
+
+_PASSWORD_PROSE_QUOTED = re.compile(_PASSWORD_PROSE_LEAD + _QUOTED)
+_PASSWORD_PROSE_CLAUSE = re.compile(_PASSWORD_PROSE_LEAD + _CLAUSE)
+_WORD = r"(?P<secret>[^\s\"'`]{5,255}[^\s\"'`.,;:!?)\]}])(?=[.,;:!?)\]}]*(?:\s|[\"'`]|\Z))"
+"""One bare word of at least 6 characters, trailing sentence punctuation left out."""
+_PASSWORD_PROSE_BARE = re.compile(_PASSWORD_PROSE_LEAD + _WORD)
+"""The first word alone, when it looks made up (:func:`_looks_like_a_password`) and prose
+follows it: "the password is Tr0ub4dor&3 for the staging box" keeps "for the staging box"."""
 _PASSWORD_PROSE_AS = re.compile(
     r"(?<![A-Za-z0-9_.-])(?i:use|used|using|with|set)[ \t]+[\"'`]?"
     r"(?P<secret>[^\s\"'`]{5,255}[^\s\"'`.,;:!?)\]}])[\"'`]?"
@@ -684,31 +795,174 @@ too."""
 
 _TRAILING_PUNCTUATION = ".,;:!?)]}"
 
+_PROSE_WORDS = frozenset(
+    {"a", "an", "the", "this", "that", "these", "those", "some", "any", "no", "not", "never"}
+    | {"always", "also", "still", "now", "just", "only", "even", "too", "very", "so", "quite"}
+    | {"really", "actually", "probably", "likely", "usually", "often", "sometimes", "already"}
+    | {"again", "yet", "here", "there", "then", "than", "in", "on", "at", "of", "for", "from"}
+    | {"to", "with", "without", "by", "via", "into", "onto", "under", "over", "behind", "per"}
+    | {"inside", "within", "as", "like", "about", "after", "before", "across", "through"}
+    | {"between", "around", "against", "during", "upon", "and", "or", "but", "nor", "if"}
+    | {"because", "while", "whereas", "when", "where", "which", "who", "whom", "whose"}
+    | {"what", "whatever", "whichever", "how", "why", "it", "its", "it's", "i", "you", "he"}
+    | {"she", "we", "they", "me", "him", "her", "us", "them", "my", "your", "our", "their"}
+    | {"his", "mine", "yours", "ours", "theirs", "is", "are", "was", "were", "be", "been"}
+    | {"being", "am", "has", "have", "had", "do", "does", "did", "can", "could", "will"}
+    | {"would", "shall", "should", "may", "might", "must", "something", "nothing"}
+    | {"anything", "everything", "someone", "one", "other", "another", "each", "every", "all"}
+    | {"both", "either", "neither", "more", "most", "less", "least", "much", "many", "few"}
+    | {"enough", "today", "tomorrow", "yesterday", "tonight", "later", "soon", "currently"}
+    | {"correctly", "properly", "automatically", "securely", "manually", "directly"}
+    | {"recently", "weekly", "daily", "monthly", "nightly", "hourly", "else", "instead"}
+)
+"""Function words, pronouns and adverbs: a value that starts with one is a sentence about
+the secret ("the password is in Vault", "the secret is to test early"), and a passphrase
+runs only up to the first one (after which the clause is taken whole, or the made-up word
+alone)."""
+_TELLING_WORDS = frozenset(
+    {"required", "mandatory", "optional", "correct", "incorrect", "right", "wrong", "valid"}
+    | {"invalid", "empty", "blank", "missing", "null", "nil", "none", "unset", "set", "reset"}
+    | {"new", "old", "current", "previous", "default", "temporary", "temp", "random", "weak"}
+    | {"strong", "short", "long", "secure", "insecure", "safe", "unsafe", "plain", "plaintext"}
+    | {"cleartext", "clear", "hidden", "visible", "secret", "private", "public", "known"}
+    | {"unknown", "same", "different", "unique", "shared", "personal", "global", "local"}
+    | {"static", "dynamic", "fixed", "stale", "fine", "good", "bad", "ok", "okay", "sensitive"}
+    | {"insensitive", "case", "irrelevant", "important", "necessary", "available", "gone"}
+    | {"unavailable", "present", "absent", "part", "length", "hash", "field", "value", "key"}
+    | {"problem", "issue", "reason", "culprit", "thing", "bug", "fake", "dummy", "placeholder"}
+    | {"example", "sample", "auto", "automatic", "manual", "numeric", "alphanumeric", "mixed"}
+    | {"lowercase", "uppercase", "complex", "simple", "easy", "hard", "obvious", "guessable"}
+    | {"trivial", "stronger", "weaker", "longer", "shorter", "opaque", "readable", "mutable"}
+    | {"unreadable", "immutable", "readonly", "unused", "obsolete", "outdated", "bogus"}
+    | {"broken", "great", "specific", "identical", "constant", "configurable", "env"}
+    | {"environment", "user", "username", "email", "characters", "chars", "digits", "letters"}
+    | {"bytes", "bits", "words", "read", "taken", "sent", "kept", "written", "given", "shown"}
+    | {"chosen", "stolen", "forgotten", "lost", "put", "built", "made", "done", "used"}
+    | {"pending", "working", "failing", "expiring", "changing", "coming", "using"}
+    | {"loading", "rotating", "expire", "rotate", "refresh", "renew", "change", "update"}
+    | {"match", "use", "live", "lived", "bcrypt", "scrypt", "pbkdf2", "argon2", "argon2id"}
+    | {"hex", "ascii", "unicode", "jwt", "uuid", "base64", "base32", "md5", "sha1", "sha256"}
+    | {"sha512", "utf8", "utf-8", "aes", "aes256", "hmac", "encrypted", "hashed", "stored"}
+)
+"""Words that describe a secret instead of being it: its state (``required``,
+``expired``, ``missing``, ``incorrect``), its kind or encoding (``plaintext``, ``bcrypt``,
+``base64``), what it is a part of (``case``, ``length``, ``field``) and a few verbs
+("set the token to expire"). Besides these, a lower-case word ending in ``-ed`` (a
+participle: ``stored``, ``hashed``, ``rotated``) tells, and a hyphenated compound tells
+when each of its parts does (``case-sensitive``, ``read-only``, ``base64-encoded``)."""
+_COMPOUND = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")
+
+
+def _tells(word: str) -> bool:
+    """Whether ``word`` (trailing punctuation ignored, any case) describes a secret rather
+    than being one: a word of :data:`_PROSE_WORDS` or :data:`_TELLING_WORDS`, a
+    lower-case participle in ``-ed`` of at least 5 letters, or a hyphenated compound all
+    of whose parts tell."""
+    core = word.rstrip(_TRAILING_PUNCTUATION).lower()
+    if core in _PROSE_WORDS or core in _TELLING_WORDS:
+        return True
+    if core.isalpha() and core.isascii():
+        return len(core) >= 5 and core.endswith("ed")
+    if _COMPOUND.fullmatch(core) is not None:
+        return all(_tells(part) for part in core.split("-"))
+    return False
+
 
 def _looks_like_a_password(word: str) -> bool:
     """A bare word that reads as a made-up secret rather than prose: at least 6 characters
-    once trailing sentence punctuation is dropped, not a placeholder or a path, and
-    holding a digit, a symbol inside it, or a capital letter after its first character
-    (``Hunter-42``, ``tr0ub4dor``, ``CorrectHorse``; not ``stored``, ``required``)."""
+    once trailing sentence punctuation is dropped, not a placeholder, a path, code or a
+    word that tells (:func:`_tells`), and holding a digit, a symbol inside it (a hyphen
+    between lower-case letters does not count: ``case-sensitive``) or a capital letter
+    after its first character (``Hunter-42``, ``tr0ub4dor``, ``CorrectHorse``; not
+    ``stored``, ``required``, ``base64``)."""
     core = word.rstrip(_TRAILING_PUNCTUATION)
-    if len(core) < 6 or not _is_value(core) or core.startswith(("/", "~", "http")):
+    if len(core) < 6:
         return False
-    if core.endswith(("(", "[", ")")) or _ATTRIBUTE_CHAIN.fullmatch(core):
-        return False  # code: a call, an index, an attribute (``getpass()``, ``cfg.pw``)
     inner = core[1:-1]
-    return (
+    compound = _LOWER_COMPOUND.fullmatch(core) is not None
+    made_up = (
         any(c.isdigit() for c in core)
-        or any(not c.isalnum() for c in inner)
+        or (not compound and any(not c.isalnum() for c in inner))
         or any(c.isupper() for c in core[1:])
+    )
+    # the cheap test first: most words a lead is followed by are plain
+    return made_up and _is_literal_word(core) and not _tells(core)
+
+
+_LOWER_COMPOUND = re.compile(r"[a-z]+(?:-[a-z]+)+")
+
+
+_NOTE = re.compile(r"[(\[][A-Za-z][A-Za-z _.-]*[)\]]?")
+"""A note in brackets standing where a value would be: ``(hidden)``, ``[REDACTED]``,
+``(not set``."""
+_GENERIC_TYPE = re.compile(r"[A-Za-z_][\w.]*\[[\w., |\[\]]*\]?")
+"""A generic type in an annotation: ``Optional[str]``, ``dict[str, str]``."""
+
+
+def _is_literal_word(word: str) -> bool:
+    """A word written out as a value: :func:`_is_value`, not a bracketed note
+    (:data:`_NOTE`), a path or URL, code (a call, an index, an attribute chain, a generic
+    type), a redaction marker, or an operator without a letter or digit (``=``, ``->``)."""
+    core = word.strip().rstrip(_TRAILING_PUNCTUATION)
+    return (
+        _is_value(core)
+        and _NOTE.fullmatch(core) is None
+        and _PATH_OR_URL.match(core) is None
+        and not core.startswith(("~", "http"))
+        and _CODE_VALUE.match(core) is None
+        and not core.endswith(("(", "["))
+        and _ATTRIBUTE_CHAIN.fullmatch(core) is None
+        and _GENERIC_TYPE.fullmatch(core) is None
+        and MARKER_PATTERN.search(core) is None
+        and any(c.isalnum() for c in core)
     )
 
 
+PASSPHRASE_MIN_WORDS = 3
+"""Words a bare value of plain words needs to count as a passphrase: "the wifi password is
+blue sky forty" is one, "password: see below" is not (two plain words are too often an
+instruction)."""
+PASSPHRASE_MIN_WORDS_TELLING = 4
+"""Words a passphrase starting with a telling word (:func:`_tells`) needs: "my password is
+correct horse battery staple" (the four words of xkcd 936, "Password Strength") is one,
+"the password is correct" and "the password is plain text" are not."""
+
+
+def _gives_a_passphrase(value: str) -> bool:
+    """Whether a bare clause after a password's noun and a verb (``… is``, ``…:``) gives a
+    passphrase of several words. The clause's *run* is its words up to the first of
+    :data:`_PROSE_WORDS`. It gives one when the run has two words or more, every word of
+    it is a literal (:func:`_is_literal_word`), no word after its first tells
+    (:func:`_tells`), and it is long enough: :data:`PASSPHRASE_MIN_WORDS_TELLING` words
+    when its first word tells, else :data:`PASSPHRASE_MIN_WORDS` (or two, one of them
+    made up). A run of one word is left to :data:`_PASSWORD_PROSE_BARE`: a made-up word
+    alone is the secret and the prose after it stays readable; a plain word followed by
+    more ("Password: Enter your password") is an instruction."""
+    if MARKER_PATTERN.search(value):
+        return False  # gated already: what is left was judged no secret
+    run: list[str] = []
+    for word in value.split():
+        if word.rstrip(_TRAILING_PUNCTUATION).lower() in _PROSE_WORDS:
+            break
+        run.append(word)
+    if len(run) < 2 or not all(_is_literal_word(word) for word in run):
+        return False
+    if any(_tells(word) for word in run[1:]):
+        return False
+    if _tells(run[0]):
+        return len(run) >= PASSPHRASE_MIN_WORDS_TELLING
+    return len(run) >= PASSPHRASE_MIN_WORDS or any(_looks_like_a_password(w) for w in run)
+
+
 def _password_in_prose(match: re.Match[str]) -> bool:
-    """A quoted value that is a literal (:func:`_is_value`), or a bare word that
+    """A quoted value that is a literal (:func:`_is_value`, not a note), a clause that
+    gives a passphrase (:func:`_gives_a_passphrase`), or a bare word that
     :func:`_looks_like_a_password`."""
     value = match.group("secret")
     if match.re is _PASSWORD_PROSE_QUOTED:
-        return _is_value(value)
+        return _is_value(value) and _NOTE.fullmatch(value.strip()) is None
+    if match.re is _PASSWORD_PROSE_CLAUSE:
+        return _gives_a_passphrase(value)
     if match.re is _PASSWORD_PROSE_NEXT and (
         value.lower() in _PROSE_VERBS or _NETRC_LOGIN.search(match.string, 0, match.start())
     ):
@@ -960,6 +1214,127 @@ _SECRET_ASSIGNED_YAML = re.compile(
 """A YAML mapping line whose value is one unquoted word (``client_secret: k#8!@…``); a
 block scalar, anchor, alias or tag (``|``, ``>``, ``&``, ``*``, ``!``) is not a value."""
 _SECRET_ASSIGNED_UNQUOTED = (_SECRET_ASSIGNED_ENV, _SECRET_ASSIGNED_YAML)
+
+
+# --- secrets given in prose and on command lines ---------------------------------------
+
+_SECRET_NOUN = (
+    r"(?:(?i:api|access|auth|secret|signing|session|jwt|client|bearer|bot|app|master"
+    r"|encryption|refresh|webhook|deploy|admin|service)[ \t-]?(?i:key|token|secret)"
+    r"|(?i:apikey|token|secret))(?![A-Za-z0-9_-])"
+)
+"""A secret's noun in prose: ``secret``, ``token``, ``apikey``, or ``key``/``token``/
+``secret`` after a word that makes it a credential (``api key``, ``jwt secret``, ``access
+token``). A bare ``key`` is not one ("the key is to cache it"), nor a name joined by ``_``
+(``api_token: …`` is code or YAML, which ``secret-assignment`` reads)."""
+_SECRET_PROSE_LEAD = (
+    r"(?=[AaBbCcDdEeJjMmRrSsTtWw])(?<![A-Za-z0-9_.-])"
+    + _SECRET_NOUN
+    + _FOR_THING
+    + r"(?:"
+    + _IT_IS
+    + r"|[ \t]*:[ \t]*|[ \t]+(?i:is|was|is[ \t]+now|is[ \t]+still)(?:[ \t]*:)?[ \t]+)"
+)
+"""A secret's noun (:data:`_SECRET_NOUN`), perhaps ``for <thing>``, then ``, it is``, ``:``
+or ``is``/``was``/``is now``/``is still``. The lookahead on the first letter (one a noun
+can start with) comes first so that the scan skips most positions at once: the lead is
+looked for in every excerpt, and this halves its cost on real transcripts. The patterns
+below that start the same way do so for the same reason."""
+_SECRET_PROSE = re.compile(
+    _SECRET_PROSE_LEAD + r"(?P<quote>[\"'`])?(?P<secret>(?(quote)[^\s\"'`]{1,256}(?=[\"'`])"
+    r"|[^\s\"'`]{5,255}[^\s\"'`.,;:!?)\]}](?=[.,;:!?)\]}]*(?:\s|[\"'`]|\Z))))"
+)
+"""The lead, then one word: quoted, whole up to its closing quote; bare, as :data:`_WORD`
+(one pattern for both, so the text is scanned for the lead once)."""
+_SET_SECRET_TO = (
+    r"(?=[SsCcUuRr])(?<![A-Za-z0-9_.-])(?i:set|change|update|rotate|reset)[ \t]+"
+    r"(?:(?i:the|my|our|your)[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,64})[ \t]+(?i:to)[ \t]+"
+)
+"""``set [the] NAME to`` — a secret's or a password's name given a value in words: "set the
+DJANGO_SECRET_KEY to …", "change DB_PASSWORD to …"."""
+_SET_SECRET_TO_QUOTED = re.compile(_SET_SECRET_TO + _QUOTED)
+_SET_SECRET_TO_BARE = re.compile(_SET_SECRET_TO + _WORD)
+_SET_SECRET_TO_CLAUSE = re.compile(_SET_SECRET_TO + _CLAUSE)
+
+
+def _is_secret_word(word: str) -> bool:
+    """A word that reads as a token, a key or a secret: made up
+    (:func:`_looks_like_a_password`) and holding a digit or a symbol other than ``_`` and
+    ``.`` — an identifier (``_currToken``, ``accessToken``) names a variable."""
+    core = word.strip().rstrip(_TRAILING_PUNCTUATION)
+    return _WORDISH.fullmatch(core) is None and _looks_like_a_password(core)
+
+
+def _secret_in_prose(match: re.Match[str]) -> bool:
+    """A value given to a secret's noun or name in prose: one word, quoted or bare, that
+    reads as a secret (:func:`_is_secret_word`; "the secret is to test early", "the
+    token is expired" stay). After ``set NAME to`` the name must hold a secret or a
+    password (:func:`_is_secret_name`, :func:`_is_password_name`); a password's name
+    takes any word that looks made up, or a passphrase (:func:`_gives_a_passphrase`)."""
+    value = match.group("secret")
+    name = match.groupdict().get("name")
+    if name is None:
+        return " " not in value.strip() and _is_secret_word(value)
+    if _is_password_name(name):
+        if match.re is _SET_SECRET_TO_CLAUSE:
+            return _gives_a_passphrase(value)
+        if match.re is _SET_SECRET_TO_QUOTED:
+            return _is_value(value) and _NOTE.fullmatch(value.strip()) is None
+        return _looks_like_a_password(value)
+    if not _is_secret_name(name) or match.re is _SET_SECRET_TO_CLAUSE:
+        return False
+    return " " not in value.strip() and _is_secret_word(value)
+
+
+_SECRET_FLAG_WORDS = frozenset({"token", "secret", "apikey", "passphrase", "key"})
+"""The last word of a command-line flag that takes a secret: ``--token``, ``--api-key``,
+``--client-secret``, ``--passphrase`` (``key`` only where :func:`_is_secret_name` counts
+it: ``--api-key``, ``--secret-key``, not ``--key`` or ``--sort-key``)."""
+_CONTAINER_TOOL = re.compile(r"(?<![A-Za-z0-9_.-])(?:docker|podman|buildah|nerdctl|buildctl)\b")
+"""Tools whose ``--secret`` names a stored secret (``docker build --secret id=npm,src=…``,
+``podman run --secret mysecret``), not the secret itself."""
+_FILE_NAME = re.compile(
+    r"[\w.-]+\.(?:json|ya?ml|txt|pem|key|env|cfg|conf|ini|toml|p12|pfx|crt|jks|asc|gpg)"
+)
+"""A value that names a file (``--token tok.txt``): where the secret is, not the secret."""
+_SECRET_FLAG = (
+    r"(?=-)(?<![A-Za-z0-9_.-])(?P<name>--[A-Za-z][A-Za-z0-9_-]{0,64})(?![A-Za-z0-9_.=-])[ \t]+(?!-)"
+)
+_SECRET_FLAG_PATTERNS = tuple(
+    re.compile(_SECRET_FLAG + value)
+    for value in (
+        rf"'(?P<secret>[^'\n]{{1,{_VALUE_LIMIT}}})(?='|\n|\Z)",
+        rf'"(?P<secret>[^"\n]{{1,{_VALUE_LIMIT}}})(?="|\n|\Z)',
+        rf"(?P<secret>{_PLAIN}{{1,{_VALUE_LIMIT}}})(?!{_PLAIN})",
+    )
+)
+"""A long flag and its next argument (quoted, or unquoted up to a blank, quote or
+separator): ``--token S3cretT0kenValue``, ``--api-key '…'``."""
+
+
+def _secret_flag(match: re.Match[str]) -> bool:
+    """A flag whose last word takes a secret (:data:`_SECRET_FLAG_WORDS`,
+    :func:`_is_secret_name`) given a literal value (:func:`_is_literal`) that reads as a
+    secret (:func:`_is_secret_word`: not ``TOKEN``, ``YOUR_API_KEY``, ``...``, ``to``) and
+    is not code, a path, a URL, a file name, a redaction marker, nor ``key=value`` options
+    (``docker build --secret id=…,src=…``); a container tool's ``--secret`` names a stored
+    secret."""
+    name, value = match.group("name"), match.group("secret")
+    words = [word.lower() for word in _NAME_WORDS.findall(name)]
+    if not words or words[-1] not in _SECRET_FLAG_WORDS or not _is_secret_name(name):
+        return False
+    core = value.strip()
+    if not _is_literal(core) or MARKER_PATTERN.search(core) or "=" in core:
+        return False
+    if _PATH_OR_URL.match(core) or _CODE_VALUE.match(core) or _FILE_NAME.fullmatch(core):
+        return False
+    if not _is_secret_word(core):
+        return False
+    if words == ["secret"]:
+        line_start = match.string.rfind("\n", 0, match.start()) + 1
+        if _CONTAINER_TOOL.search(match.string, line_start, match.start()):
+            return False
+    return True
 
 
 _RULES: tuple[_Rule, ...] = (
@@ -1232,12 +1607,19 @@ _RULES: tuple[_Rule, ...] = (
         _secret_assignment,
     ),
     # A password written in prose: "my password is Hunter-42-Correct-Horse", "the db
-    # password for staging was `x`", "set the passphrase to …". Quoted
-    # values count whatever they hold; a bare word counts when it looks made up (see
-    # _looks_like_a_password), so "the password is stored in the vault" stays.
+    # password for staging was `x`", "set the passphrase to …", "never print the
+    # password, it is …". Quoted values count whatever they hold; a bare word counts when
+    # it looks made up (see _looks_like_a_password), a clause of plain words when it is a
+    # passphrase (see _gives_a_passphrase), so "the password is stored in the vault" stays.
     _Rule(
         "password-prose",
-        (_PASSWORD_PROSE_QUOTED, _PASSWORD_PROSE_BARE, _PASSWORD_PROSE_AS, _PASSWORD_PROSE_NEXT),
+        (
+            _PASSWORD_PROSE_QUOTED,
+            _PASSWORD_PROSE_CLAUSE,
+            _PASSWORD_PROSE_BARE,
+            _PASSWORD_PROSE_AS,
+            _PASSWORD_PROSE_NEXT,
+        ),
         _password_in_prose,
     ),
     # netrc(5) (GNU inetutils, curl's and git's ~/.netrc / _netrc): tokens "machine
@@ -1246,17 +1628,34 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("netrc-password", (_NETRC_PASSWORD,), _on_secret(_is_value)),
     # Passwords in a client's command line: mysql(1) / mariadb(1) and their tools take
     # the password attached to -p ("-pSECRET"; a bare -p prompts for it); curl(1) -u /
-    # --user and wget -u take "user:password" (a bare user prompts).
+    # --user and wget -u take "user:password" (a bare user prompts); redis-cli's -a takes
+    # the password itself.
     _Rule("cli-password", _CLI_PASSWORD_PATTERNS, _on_secret(_is_value)),
+    # A secret given in prose: "my api key is …", "jwt secret: …", "the token, it is …",
+    # "set the DJANGO_SECRET_KEY to …" (see _secret_in_prose).
+    _Rule(
+        "secret-prose",
+        (
+            _SECRET_PROSE,
+            _SET_SECRET_TO_QUOTED,
+            _SET_SECRET_TO_BARE,
+            _SET_SECRET_TO_CLAUSE,
+        ),
+        _secret_in_prose,
+    ),
+    # A secret given to a command-line flag: --token, --api-key, --client-secret, --secret
+    # followed by its argument (see _secret_flag).
+    _Rule("cli-secret", _SECRET_FLAG_PATTERNS, _secret_flag),
 )
 
 RULE_IDS: tuple[str, ...] = tuple(rule.rule for rule in _RULES)
-"""The rule ids in priority order: ``private-key``, ``aws-access-key``, ``aws-secret-key``,
-``github-token``, ``anthropic-key``, ``openai-key``, ``slack-token``, ``google-api-key``,
-``stripe-key``, ``sendgrid-key``, ``slack-webhook``, ``service-token``, ``registry-auth``,
-``discord-token``, ``twilio-key``, ``jwt``, ``bearer-token``, ``url-credentials``,
-``entropy-assignment``, ``password``, ``secret-assignment``, ``password-prose``,
-``netrc-password``, ``cli-password``. Stable: they appear in redaction markers."""
+"""The twenty-six rule ids in priority order: ``private-key``, ``aws-access-key``,
+``aws-secret-key``, ``github-token``, ``anthropic-key``, ``openai-key``, ``slack-token``,
+``google-api-key``, ``stripe-key``, ``sendgrid-key``, ``slack-webhook``, ``service-token``,
+``registry-auth``, ``discord-token``, ``twilio-key``, ``jwt``, ``bearer-token``,
+``url-credentials``, ``entropy-assignment``, ``password``, ``secret-assignment``,
+``password-prose``, ``netrc-password``, ``cli-password``, ``secret-prose``, ``cli-secret``.
+Stable: they appear in redaction markers."""
 
 
 def _outside(start: int, end: int, markers: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -45,6 +45,19 @@ def pem(label: str, body: tuple[str, ...]) -> str:
     return f"-----BEGIN {label}-----\n{joined}\n-----END {label}-----"
 
 
+PASSPHRASE_WORDS = (
+    *("correct", "horse", "battery", "staple", "purple", "monkey", "dishwasher", "lantern"),
+    *("orbit", "velvet", "canyon", "maple", "quartz", "tundra", "pepper", "harbor", "ribbon"),
+    *("walnut", "glacier"),
+)
+"""Plain words for made-up passphrases (a passphrase is words, not a key-shaped string)."""
+
+
+def passphrase(words: int, seed: int) -> str:
+    """A deterministic passphrase of ``words`` distinct plain words."""
+    return " ".join(random.Random(seed).sample(PASSPHRASE_WORDS, words))
+
+
 def _b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).decode().rstrip("=")
 
@@ -146,6 +159,18 @@ def _kinds() -> list[Kind]:
     twilio_key_sid = "SK" + fake(HEX, 32, 322)
     twilio_key_secret = fake(ALNUM, 32, 323)
     twilio_account = "AC" + fake(HEX, 32, 324)
+    prose_passphrase = passphrase(4, 325)
+    colon_passphrase = passphrase(4, 326)
+    account_colon = "Tr0" + fake(ALNUM, 6, 327) + "&3"
+    it_is = fake(string.ascii_lowercase, 6, 328) + "2" + fake(ALNUM, 3, 329)
+    redis_password = "R3d!" + fake(ALNUM, 10, 330)
+    prose_api_key = fake(HEX, 31, 331) + "f"
+    prose_jwt_secret = "jwt-" + fake(URLSAFE, 14, 332) + "9"
+    prose_secret = fake(ALNUM, 10, 333) + "-" + fake(ALNUM, 6, 334) + "7"
+    set_secret_key = "k#8!" + fake(DJANGO_ALPHABET, 30, 335) + "q"
+    flag_token = "7" + fake(ALNUM, 18, 336)
+    flag_api_key = fake(HEX, 23, 337) + "a"
+    flag_client_secret = "Qw3~" + fake(URLSAFE, 12, 338) + ".x"
     return [
         Kind("aws-access-key-id", f"export AWS_ACCESS_KEY_ID={aws_id}", (aws_id,)),
         Kind(
@@ -311,6 +336,37 @@ def _kinds() -> list[Kind]:
             f"client = Client('{twilio_key_sid}', '{twilio_key_secret}', '{twilio_account}')",
             (twilio_key_sid, twilio_key_secret, twilio_account),
         ),
+        # secrets given in prose, to the end of their clause, and on command lines
+        Kind(
+            "passphrase-in-prose",
+            f"my password is {prose_passphrase}",
+            (prose_passphrase,),
+        ),
+        Kind("passphrase-after-colon", f"password: {colon_passphrase}", (colon_passphrase,)),
+        Kind(
+            "password-for-the-account-colon",
+            f"the password for the admin account is: {account_colon}",
+            (account_colon,),
+        ),
+        Kind("password-it-is", f"never print the password, it is {it_is}", (it_is,)),
+        Kind(
+            "redis-cli-password", f"redis-cli -h cache -a {redis_password} ping", (redis_password,)
+        ),
+        Kind("api-key-in-prose", f"my api key is {prose_api_key}", (prose_api_key,)),
+        Kind("jwt-secret-in-prose", f"jwt secret: {prose_jwt_secret}", (prose_jwt_secret,)),
+        Kind("the-secret-is-prose", f"The secret is: {prose_secret}", (prose_secret,)),
+        Kind(
+            "set-secret-key-to-prose",
+            f"set the DJANGO_SECRET_KEY to {set_secret_key}",
+            (set_secret_key,),
+        ),
+        Kind("token-flag", f"mytool deploy --token {flag_token} --yes", (flag_token,)),
+        Kind("api-key-flag", f"mytool --api-key {flag_api_key} --region eu", (flag_api_key,)),
+        Kind(
+            "client-secret-flag",
+            f"az login --service-principal --client-secret '{flag_client_secret}'",
+            (flag_client_secret,),
+        ),
     ]
 
 
@@ -377,6 +433,34 @@ def _near_misses() -> list[NearMiss]:
             "M" + fake(ALNUM, 23, 223) + "." + fake(ALNUM, 6, 224) + "." + fake(ALNUM, 27, 225),
         ),
         NearMiss("twilio-call-sid", f"call CA{fake(HEX, 32, 226)}, message SM{fake(HEX, 32, 227)}"),
+        # prose about a password, a secret, a token or a key, and flags that name one
+        NearMiss("password-in-vault", "the password is stored in Vault"),
+        NearMiss("password-is-required", "the password is required"),
+        NearMiss("password-case-sensitive", "the password is case-sensitive"),
+        NearMiss("password-optional-annotation", "password: Optional[str] = None"),
+        NearMiss("password-form-prompt", "Password: Enter your password"),
+        NearMiss("password-see-below", "password: see below"),
+        NearMiss("password-confidential", "the password is confidential"),
+        NearMiss("password-hashed", "the password is hashed with bcrypt before it is stored"),
+        NearMiss("secret-to-test-early", "the secret is to test early"),
+        NearMiss("key-to-cache", "the key is to cache it"),
+        NearMiss("secret-in-a-sentence", "The secret to good tests is isolation."),
+        NearMiss("our-secret-is", "our secret is simplicity"),
+        NearMiss("token-expired", "the token is expired"),
+        NearMiss("token-in-a-sentence", "Each token is counted once; the next token is predicted."),
+        NearMiss("api-key-in-env-file", "the api key is in the .env file"),
+        NearMiss("api-key-not-valid", "Your API key is not valid. Please pass a valid API key."),
+        NearMiss("secret-key-is-used", "Wait, `salted_hmac` is where the secret key is used."),
+        NearMiss("token-which-is-variable", "at least one token - which is _currToken"),
+        NearMiss("set-timeout-to", "set the timeout to 30"),
+        NearMiss("set-secret-key-to-words", "set SECRET_KEY to a random value"),
+        NearMiss("token-from-call", "token = get_token()"),
+        NearMiss("token-file-flag", "--token-file tok.txt"),
+        NearMiss("token-flag-variable", "gh api --token $GITHUB_TOKEN /user"),
+        NearMiss("token-flag-in-prose", "pass the token via --token"),
+        NearMiss("token-flag-placeholder", "--api-key YOUR_API_KEY --token <token>"),
+        NearMiss("docker-build-secret", "docker build --secret id=npm,src=.npmrc ."),
+        NearMiss("podman-run-secret", "podman run --secret db_password_v2 app"),
     ]
 
 

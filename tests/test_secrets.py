@@ -11,6 +11,7 @@ import base64
 import hashlib
 import random
 import string
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -99,6 +100,7 @@ TWILIO_SECRET = fake(ALNUM, 32, 101)
 DJANGO_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789!@#$%^&*(-_=+)"
 DJANGO_KEY = "k#8" + fake(DJANGO_ALPHABET, 47, 102)  # get_random_secret_key()'s alphabet
 SYMBOLIC = "Xy7#pq!2Lm@9z^"
+HEX_KEY = "3f9a" + fake(HEX, 28, 103)  # an API key of hex digits, given in prose
 RSA_KEY = pem("RSA PRIVATE KEY", 30)
 OPENSSH_KEY = pem("OPENSSH PRIVATE KEY", 40)
 
@@ -191,6 +193,21 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("password-prose", "the password for staging was tr0ub4dor.", "tr0ub4dor"),
     ("password-prose", 'The wifi password is "blue sky forty two".', "blue sky forty two"),
     ("password-prose", "set the passphrase to CorrectHorse and save", "CorrectHorse"),
+    # a passphrase of plain words is taken to the end of its clause
+    (
+        "password-prose",
+        "my password is correct horse battery staple",
+        "correct horse battery staple",
+    ),
+    ("password-prose", "password: correct horse battery staple", "correct horse battery staple"),
+    (
+        "password-prose",
+        "The wifi passcode is purple monkey dishwasher, ask me again",
+        "purple monkey dishwasher",
+    ),
+    ("password-prose", "the password for the admin account is: Tr0ub4dor&3", "Tr0ub4dor&3"),
+    ("password-prose", "never print the password, it is hunter2x9", "hunter2x9"),
+    ("password-prose", "don't log the password \u2014 it's S3cure!pw", "S3cure!pw"),
     ("netrc-password", "machine api.example.com login deploy password Zq8netrcPw", "Zq8netrcPw"),
     ("netrc-password", "machine git.example.org\n  login ci\n  password s3cr3t\n", "s3cr3t"),
     ("netrc-password", "default login anonymous password guest@", "guest@"),
@@ -206,6 +223,20 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("cli-password", "curl --user=admin:hunter2 https://api.internal/v1", "hunter2"),
     ("cli-password", 'curl -u "admin:two words" https://api.internal', "two words"),
     ("cli-password", "wget -q -u ci:hunter2 https://files.internal/a.tgz", "hunter2"),
+    ("cli-password", "redis-cli -h cache -p 6379 -a s3cr3tpw ping", "s3cr3tpw"),
+    ("cli-password", "redis-cli -a 'two words' --no-auth-warning info", "two words"),
+    ("secret-prose", f"my api key is {HEX_KEY}", HEX_KEY),
+    ("secret-prose", "jwt secret: s0me-l0ng-jwt-s1gning-v4lue", "s0me-l0ng-jwt-s1gning-v4lue"),
+    ("secret-prose", "The secret is: b4nana-Phone-77. Keep it.", "b4nana-Phone-77"),
+    ("secret-prose", "our staging token is tok_9x8y7z6w5v for now", "tok_9x8y7z6w5v"),
+    ("secret-prose", "the bot token, it is 12345:abcDEF", "12345:abcDEF"),
+    ("secret-prose", "set the DJANGO_SECRET_KEY to k#8!@xz7-q9w(e)r", "k#8!@xz7-q9w(e)r"),
+    ("secret-prose", "set DJANGO_SECRET_KEY to 'k#8!@xz7-q9w(e)r)'", "k#8!@xz7-q9w(e)r)"),
+    ("secret-prose", "change DB_PASSWORD to Winter2024x and redeploy", "Winter2024x"),
+    ("cli-secret", "vercel deploy --token 9fXk2LmPq7Rs --prod", "9fXk2LmPq7Rs"),
+    ("cli-secret", "mytool --api-key 9f8e7d6c5b4a --region eu", "9f8e7d6c5b4a"),
+    ("cli-secret", "az login --service-principal --client-secret 'Qw3~rty.Uio8'", "Qw3~rty.Uio8"),
+    ("cli-secret", "gpg --batch --passphrase S3cr3tPhrase -d notes.gpg", "S3cr3tPhrase"),
     (
         "registry-auth",
         f'{{"auths": {{"ghcr.io": {{"auth": "{REGISTRY_AUTH}"}}}}}}',
@@ -255,6 +286,31 @@ NEAR_MISSES: list[tuple[str, str]] = [
     ("password-prose", "set the password to something strong; password is: <your password>"),
     ("password-prose", "password = os.environ['DB_PASSWORD']; password: str"),
     ("password-prose", "the password for $USER is in ~/.pgpass"),
+    ("password-prose", "the password is stored in Vault; the password is required"),
+    ("password-prose", "the password is case-sensitive and the password is not set"),
+    ("password-prose", "the password is hashed with bcrypt; the password is too short"),
+    ("password-prose", "The password is sent over HTTPS and never logged."),
+    ("password-prose", "password: Optional[str] = None"),
+    ("password-prose", "Password: Enter your password"),
+    ("password-prose", "password: see below; password: min 8 chars; Password: (hidden)"),
+    ("password-prose", "the password is confidential, the passcode is correct"),
+    ("password-prose", "one token - which is _currToken; the password, which is hashed"),
+    ("cli-password", "redis-cli -h cache -a $REDIS_PASSWORD ping"),
+    ("cli-password", "redis-cli --askpass -h cache ping; redis-cli -a"),
+    ("secret-prose", "the secret is to test early; the key is to cache it"),
+    ("secret-prose", "the token is expired and the api key is in the .env file"),
+    ("secret-prose", "The secret to good tests is isolation. Each token is counted once."),
+    ("secret-prose", "Your API key is not valid. The access token is short-lived."),
+    ("secret-prose", "the secret key is used; the token is accessToken; our secret is simplicity"),
+    ("secret-prose", "my api key is $OPENAI_API_KEY; jwt secret: ${JWT_SECRET}"),
+    ("secret-prose", "set the timeout to 30 and set SECRET_KEY to a random value"),
+    ("secret-prose", "set the token to expire in 1h; set the MAX_TOKENS to 4096"),
+    ("secret-prose", "The api key for OpenAI is OPENAI_API_KEY; the token is self.token"),
+    ("cli-secret", "gh auth --token-file tok.txt; mytool --token $GITHUB_TOKEN"),
+    ("cli-secret", "docker build --secret id=npm,src=.npmrc . && podman run --secret db1 app"),
+    ("cli-secret", "pass the token via --token to the CLI; --api-key YOUR_API_KEY"),
+    ("cli-secret", "--token <token> --client-secret CLIENT_SECRET --token ~/.config/token"),
+    ("cli-secret", "--api-key-file key.txt --max-tokens 4096 --secret-name prod-db"),
     ("netrc-password", "On this machine, login with SSO; password resets go to IT."),
     ("netrc-password", "machine learning login page: password policy explained"),
     ("netrc-password", "machine api.example.com login deploy password $NETRC_PASSWORD"),
@@ -356,7 +412,7 @@ NEAR_MISSES: list[tuple[str, str]] = [
 ]
 
 
-def test_rule_ids_are_the_twenty_four_documented_ones_in_priority_order() -> None:
+def test_rule_ids_are_the_twenty_six_documented_ones_in_priority_order() -> None:
     assert RULE_IDS == (
         "private-key",
         "aws-access-key",
@@ -382,6 +438,8 @@ def test_rule_ids_are_the_twenty_four_documented_ones_in_priority_order() -> Non
         "password-prose",
         "netrc-password",
         "cli-password",
+        "secret-prose",
+        "cli-secret",
     )
 
 
@@ -553,6 +611,35 @@ def test_high_entropy_means_long_varied_and_neither_uuid_nor_hex(
     value: str, expected: bool
 ) -> None:
     assert is_high_entropy(value) is expected
+
+
+# --- hostile text: leads that never reach a clause's end ------------------------------
+
+HOSTILE_SIZE = 100_000
+HOSTILE = {
+    "password is, repeated": "password is " * (HOSTILE_SIZE // 12),
+    "password:, repeated": "password: " * (HOSTILE_SIZE // 10),
+    "my password is, repeated": "my password is " * (HOSTILE_SIZE // 15),
+    "the api key is, repeated": "the api key is " * (HOSTILE_SIZE // 15),
+    "the token, it is, repeated": "token, it is " * (HOSTILE_SIZE // 13),
+    "a passphrase that never ends": "password is " + "abcd efgh " * (HOSTILE_SIZE // 10),
+    "one word without end": "password is " + "a" * HOSTILE_SIZE,
+    "blanks after the verb": "password is" + " " * HOSTILE_SIZE + "x",
+    "set NAME to, repeated": "set SECRET_KEY to " * (HOSTILE_SIZE // 18),
+    "flags without values": "--token " * (HOSTILE_SIZE // 8),
+    "redis-cli and its flag": "redis-cli " + "-a " * (HOSTILE_SIZE // 3),
+    "an unclosed quote": "the secret is '" + "a" * HOSTILE_SIZE,
+}
+
+
+@pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
+def test_hostile_text_is_gated_in_time_linear_in_its_length(text: str) -> None:
+    # well under a second on a shared 2-core machine; backtracking over every lead would
+    # take minutes
+    started = time.perf_counter()
+    result = gate(text)
+    assert time.perf_counter() - started < 5.0
+    assert gate(result.text or "") == GatedText(text=result.text or "")
 
 
 # --- property: random prose with secrets inserted between words ------------------------
