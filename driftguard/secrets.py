@@ -720,7 +720,7 @@ _CLI_PASSWORD_PATTERNS = (
     ),
 )
 
-_PASSWORD_NOUN = r"(?i:pass(?:word|phrase|code)|passwd)(?![A-Za-z0-9_-])"
+_PASSWORD_NOUN = r"(?i:pass(?:word|phrase|code)|passwd|pw)(?![A-Za-z0-9_-])"
 _FOR_THING = r"(?:[ \t]+(?i:for|of|on|to)(?:[ \t]+[A-Za-z0-9_.@/-]{1,64}){1,4})?"
 """``for <thing>`` of up to four words: ``the password for the admin account``."""
 _IT_IS = r"[ \t]*[,;:\u2013\u2014-]+[ \t]*(?i:it)(?:[ \t]+(?i:is|was)|['\u2019](?i:s))[ \t]+"
@@ -731,7 +731,7 @@ _PASSWORD_PROSE_LEAD = (
     r"(?<![A-Za-z0-9_.-])" + _PASSWORD_NOUN + _FOR_THING + r"(?:" + _IT_IS + r"|[ \t]*:[ \t]*"
     r"|[ \t]+(?i:is|was|to|be|set[ \t]+to|is[ \t]+now|is[ \t]+still)(?:[ \t]*:)?[ \t]+)"
 )
-"""A password word (``password``, ``passphrase``, ``passcode``, ``passwd``), perhaps ``for
+"""A password word (``password``, ``passphrase``, ``passcode``, ``passwd``, ``pw``), perhaps ``for
 <thing>``, then ``, it is``, ``:`` or ``is``/``was``/``to``/``be``/``set to`` (perhaps with
 ``:`` after the verb: ``password is: …``), then the value (``=`` is code: the ``password``
 rule reads it, with its exceptions for code references)."""
@@ -891,6 +891,59 @@ def _looks_like_a_password(word: str) -> bool:
 
 _LOWER_COMPOUND = re.compile(r"[a-z]+(?:-[a-z]+)+")
 
+PLAIN_PASSWORD_MIN_CHARS = 6
+"""Letters a plain lower-case word needs to be taken as a password when it alone completes
+"password is …" ("my password is sunshine", "the password is changeme"): the length that
+leaves out short words of prose ("is wrong", "is fine"), which :data:`_TELLING_WORDS`
+does not list all of."""
+_ENGLISH_ENDINGS = (
+    *("ly", "ing", "able", "ible", "al", "ive", "ous", "ful", "less", "ent", "ant"),
+    *("ary", "ory", "ic", "ity", "ion", "ness", "ment", "ise", "ize", "where", "ward"),
+)
+"""Endings of English adjectives, adverbs and abstract nouns: a plain word ending so says
+how the password is ("the password is confidential", "… is expiring", "… is elsewhere"),
+where a password made of one plain word seldom ends so."""
+_NOT_A_PLAIN_PASSWORD = frozenset(
+    {"prompt", "stdin", "keyring", "keychain", "vault", "config", "settings", "console"}
+    | {"terminal", "header", "cookie", "token", "secret", "secrets", "there", "please"}
+    | {"password", "passwords", "passwd", "passphrase", "passcode"}
+)
+"""Plain words that say where a password comes from ("password: prompt", "… is in the
+keychain"), not what it is, and the password's own nouns ("password: password:" is a
+form's labels)."""
+
+
+def _is_plain_password(word: str) -> bool:
+    """A plain lower-case word that, alone after a password's noun and verb, is the
+    password: letters only, at least :data:`PLAIN_PASSWORD_MIN_CHARS`, not a word that
+    tells (:func:`_tells`), nor one of :data:`_NOT_A_PLAIN_PASSWORD`, nor ending as English
+    adjectives and adverbs do (:data:`_ENGLISH_ENDINGS`)."""
+    core = word.rstrip(_TRAILING_PUNCTUATION)
+    return (
+        len(core) >= PLAIN_PASSWORD_MIN_CHARS
+        and core.isascii()
+        and core.isalpha()
+        and core.islower()
+        and not _tells(core)
+        and core not in _NOT_A_PLAIN_PASSWORD
+        and not core.endswith(_ENGLISH_ENDINGS)
+    )
+
+
+_CLAUSE_ENDS_HERE = re.compile(
+    r"[.!?,;:)\]]*(?:[ \t]*(?:\n|\Z)|[.!?,;:)\]][ \t]|[\"'`])"
+    r"|(?=[ \t]+(?i:and|but|or|so|then|because|since|while|which|unless|until|if|when"
+    r"|where|once)(?![A-Za-z0-9_'-]))"
+)
+"""After a value: the end of its clause, as :data:`_CLAUSE_END` has it but for a dash or
+a bracket (``password is sunshine.``, ``… sunshine, then``, ``… sunshine and``)."""
+
+
+def _ends_its_clause(match: re.Match[str]) -> bool:
+    """Whether the value ``match`` took is the last word of its clause (nothing of the
+    sentence follows it but a conjunction: "the password is sunshine for now" keeps it)."""
+    return _CLAUSE_ENDS_HERE.match(match.string, match.end()) is not None
+
 
 _NOTE = re.compile(r"[(\[][A-Za-z][A-Za-z _.-]*[)\]]?")
 """A note in brackets standing where a value would be: ``(hidden)``, ``[REDACTED]``,
@@ -967,7 +1020,15 @@ def _password_in_prose(match: re.Match[str]) -> bool:
         value.lower() in _PROSE_VERBS or _NETRC_LOGIN.search(match.string, 0, match.start())
     ):
         return False  # "password is …" reads on; "login u password pw" is netrc's
-    return _looks_like_a_password(value)
+    if _looks_like_a_password(value):
+        return True
+    # A plain word is the password when it completes "password is …" alone, or stands
+    # in "use … as the password"; after the noun alone ("password reset") it never is.
+    if match.re is _PASSWORD_PROSE_AS:
+        return _is_plain_password(value)
+    return (
+        match.re is _PASSWORD_PROSE_BARE and _is_plain_password(value) and _ends_its_clause(match)
+    )
 
 
 _NETRC_LOGIN = re.compile(r"(?:login|account|port)[ \t\r\n]+[^\s]+[ \t\r\n]+\Z")
@@ -1280,7 +1341,9 @@ def _secret_in_prose(match: re.Match[str]) -> bool:
             return _gives_a_passphrase(value)
         if match.re is _SET_SECRET_TO_QUOTED:
             return _is_value(value) and _NOTE.fullmatch(value.strip()) is None
-        return _looks_like_a_password(value)
+        return _looks_like_a_password(value) or (
+            _is_plain_password(value) and _ends_its_clause(match)
+        )
     if not _is_secret_name(name) or match.re is _SET_SECRET_TO_CLAUSE:
         return False
     return " " not in value.strip() and _is_secret_word(value)

@@ -208,6 +208,14 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("password-prose", "the password for the admin account is: Tr0ub4dor&3", "Tr0ub4dor&3"),
     ("password-prose", "never print the password, it is hunter2x9", "hunter2x9"),
     ("password-prose", "don't log the password \u2014 it's S3cure!pw", "S3cure!pw"),
+    # one plain word completing "password is …" is the password, as it is after "as the"
+    ("password-prose", "my password is sunshine", "sunshine"),
+    ("password-prose", "the prod password is correcthorsebattery.", "correcthorsebattery"),
+    ("password-prose", "use correcthorsebattery as the password", "correcthorsebattery"),
+    ("password-prose", "the wifi password is changeme and the ssid is home", "changeme"),
+    ("password-prose", "pw: Tr0ub4dor&3", "Tr0ub4dor&3"),
+    ("password-prose", "ssh in with pw is letmein, then sudo", "letmein"),
+    ("secret-prose", "set DB_PASS to correcthorsebattery", "correcthorsebattery"),
     ("netrc-password", "machine api.example.com login deploy password Zq8netrcPw", "Zq8netrcPw"),
     ("netrc-password", "machine git.example.org\n  login ci\n  password s3cr3t\n", "s3cr3t"),
     ("netrc-password", "default login anonymous password guest@", "guest@"),
@@ -295,6 +303,11 @@ NEAR_MISSES: list[tuple[str, str]] = [
     ("password-prose", "password: see below; password: min 8 chars; Password: (hidden)"),
     ("password-prose", "the password is confidential, the passcode is correct"),
     ("password-prose", "one token - which is _currToken; the password, which is hashed"),
+    ("password-prose", "the password is everywhere in the logs; the password is expiring"),
+    ("password-prose", "the password is there. the password is visible; the password is weak"),
+    ("password-prose", "the password is sunshine for now? no: the password reset"),
+    ("password-prose", "if pw is not None: pw is None; the password is important"),
+    ("password-prose", "the password is elsewhere, the password is encrypted"),
     ("cli-password", "redis-cli -h cache -a $REDIS_PASSWORD ping"),
     ("cli-password", "redis-cli --askpass -h cache ping; redis-cli -a"),
     ("secret-prose", "the secret is to test early; the key is to cache it"),
@@ -633,7 +646,7 @@ HOSTILE = {
 
 
 @pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
-def test_hostile_text_is_gated_in_time_linear_in_its_length(text: str) -> None:
+def test_hostile_text_is_gated_without_runaway_backtracking_and_stays_gated(text: str) -> None:
     # well under a second on a shared 2-core machine; backtracking over every lead would
     # take minutes
     started = time.perf_counter()
