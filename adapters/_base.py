@@ -106,7 +106,9 @@ class Adapter(ABC):
     @abstractmethod
     def search_places(self, project: ProjectPaths) -> list[str]:
         """Where :meth:`newest` looks, one readable line each (``"<label>: <folder>
-        (<what is looked for>)"``), for error messages."""
+        (<what is looked for>)"``), for error messages; a folder's line may be followed by
+        an indented note of the files passed over there
+        (:class:`~driftguard.adapters._scan.PassedOver`)."""
 
     @abstractmethod
     def by_id(self, query: IdQuery) -> Iterator[Path]:

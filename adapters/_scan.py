@@ -29,19 +29,24 @@ from typing import Generic, TypeVar
 
 from driftguard.adapters._common import iter_lines, load_record, open_session_file
 from driftguard.errors import SessionFormatError
+from driftguard.format import plural
+from driftguard.terminal import clip, printable
 
 __all__ = [
+    "CWD_SHOWN",
     "MEMO_LIMIT",
     "SESSION_SUFFIXES",
     "Candidate",
     "HeadMemo",
     "IdQuery",
+    "PassedOver",
     "ProjectPaths",
     "env_value",
     "head_records",
     "is_plain_name",
     "is_under",
     "newest_first",
+    "passed_over_note",
     "read_bounded",
     "read_text",
     "scan_dirs",
@@ -290,6 +295,48 @@ def scan_files(folder: Path, accept: Callable[[str], bool]) -> list[tuple[Path, 
     except OSError:
         pass
     return result
+
+
+@dataclass(frozen=True, slots=True)
+class PassedOver:
+    """Candidate session files in one of a project's own folders that a search passed
+    over because the working directory they record is another folder's (a copy, or a
+    project whose folder name collides), for the message when nothing was found.
+
+    Attributes:
+        folder: the project's folder they lie in.
+        files: how many were passed over (> 0).
+        cwds: the working directories they record, each once, newest file's first.
+    """
+
+    folder: Path
+    files: int
+    cwds: tuple[str, ...]
+
+
+CWD_SHOWN = 100
+"""Characters of a passed-over file's working directory a message shows."""
+_CWDS_NAMED = 2
+"""Working directories a message names; the others are only counted."""
+
+
+def passed_over_note(passed: PassedOver) -> str:
+    """What :class:`PassedOver` says, one line to follow its folder's: ``"2 files there
+    were skipped: they belong to /a (their cwd)"``. At most two working directories are
+    named, each clipped and made safe to print (it comes from the file); the rest are
+    counted, so a folder full of copies still gives one short line."""
+    named = [printable(clip(cwd, CWD_SHOWN)) for cwd in passed.cwds[:_CWDS_NAMED]]
+    others = len(passed.cwds) - len(named)
+    if others:
+        owners = f"{', '.join(named)} and {plural(others, 'other folder')}"
+    else:
+        owners = " and ".join(named)
+    one = passed.files == 1
+    return (
+        f"{plural(passed.files, 'file')} there {'was' if one else 'were'} skipped: "
+        f"{'it belongs' if one else 'they belong'} to {owners} "
+        f"({'its' if one else 'their'} {'cwds' if len(passed.cwds) > 1 else 'cwd'})"
+    )
 
 
 def scan_dirs(folder: Path) -> list[Path]:

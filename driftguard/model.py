@@ -335,8 +335,9 @@ class Recording:
     Attributes:
         recorded: a snapshot was appended to the session's history.
         reason: why not, one line (``None`` when recorded): the file is not in a session
-            folder, history is turned off, the score is a try-out with another preset or
-            goal than the ones in force, or the history could not be written.
+            folder, history is turned off, the score is a try-out with another preset,
+            goal or context window than the ones in force, or the history could not be
+            written.
     """
 
     recorded: bool

@@ -51,6 +51,12 @@ class ClaudeCode(FileAdapter):
     def project_folders(self, project: ProjectPaths) -> list[Path]:
         return _find.project_folders(project)
 
+    def search_places(self, project: ProjectPaths) -> list[str]:
+        """Each folder, and under it how many files there were passed over as another
+        folder's (their ``cwd``): a file copied into the project's folder, or a project
+        whose folder name collides, would otherwise leave "no session found" unexplained."""
+        return _find.search_places(project, self.label, _find.passed_over(project))
+
     def session_in_project(self, project: ProjectPaths, session_id: str) -> Path | None:
         return _find.session_in_project(project, session_id)
 

@@ -26,11 +26,13 @@ from driftguard.adapters._scan import (
     Candidate,
     HeadMemo,
     IdQuery,
+    PassedOver,
     ProjectPaths,
     env_value,
     head_records,
     is_plain_name,
     newest_first,
+    passed_over_note,
     scan_files,
     text_value,
     unique_paths,
@@ -41,6 +43,7 @@ __all__ = [
     "PROJECT_DIR_NAME_ENV",
     "by_id",
     "newest",
+    "passed_over",
     "project_dir_name",
     "project_folders",
     "roots",
@@ -171,15 +174,19 @@ def _read_cwd(path: Path) -> str | None:
 _HEADS: HeadMemo[str | None] = HeadMemo(_read_cwd)
 
 
+def _candidates(folder: Path) -> list[Candidate]:
+    """The non-empty ``*.jsonl`` (not ``agent-*``) directly in ``folder``, newest first."""
+    return newest_first(
+        Candidate.of(path, st)
+        for path, st in scan_files(folder, _is_session_name)
+        if st.st_size > 0
+    )
+
+
 def sessions(project: ProjectPaths) -> Iterator[Candidate]:
     """The non-empty ``*.jsonl`` (not ``agent-*``) in the project's folders whose first
     ``cwd`` is the project or inside it (or that names none), newest first."""
-    candidates = [
-        Candidate.of(path, st)
-        for folder in project_folders(project)
-        for path, st in scan_files(folder, _is_session_name)
-        if st.st_size > 0
-    ]
+    candidates = [found for folder in project_folders(project) for found in _candidates(folder)]
     for found in newest_first(candidates):
         cwd = _HEADS.get(found.path, found.stat)
         if cwd is None or project.contains(cwd):
@@ -191,11 +198,35 @@ def newest(project: ProjectPaths) -> Candidate | None:
     return next(sessions(project), None)
 
 
-def search_places(project: ProjectPaths, label: str) -> list[str]:
-    """One line per folder :func:`newest` looks in."""
-    return [
-        f"{label}: {folder} (*.jsonl, not agent-*.jsonl)" for folder in project_folders(project)
-    ]
+def passed_over(project: ProjectPaths) -> list[PassedOver]:
+    """For each of the project's folders holding candidates that :func:`sessions` passes
+    over because their first ``cwd`` is another folder's, how many and whose. The search
+    that found nothing read and memoised the heads, so this normally reads no file again."""
+    result: list[PassedOver] = []
+    for folder in project_folders(project):
+        cwds: list[str] = []
+        for found in _candidates(folder):
+            cwd = _HEADS.get(found.path, found.stat)
+            if cwd is not None and not project.contains(cwd):
+                cwds.append(cwd)
+        if cwds:
+            result.append(PassedOver(folder, len(cwds), tuple(dict.fromkeys(cwds))))
+    return result
+
+
+def search_places(
+    project: ProjectPaths, label: str, passed: Iterable[PassedOver] = ()
+) -> list[str]:
+    """One line per folder :func:`newest` looks in, each followed, indented, by what it
+    ``passed`` over there (:func:`passed_over`), so that "no session found" never hides
+    the files it skipped."""
+    notes = {found.folder: passed_over_note(found) for found in passed}
+    lines: list[str] = []
+    for folder in project_folders(project):
+        lines.append(f"{label}: {folder} (*.jsonl, not agent-*.jsonl)")
+        if folder in notes:
+            lines.append(f"  {notes[folder]}")
+    return lines
 
 
 def by_id(query: IdQuery) -> Iterator[Path]:

@@ -11,9 +11,10 @@ the hosts' session folders, Cursor's store) or a folder the config's
 ``sessionFolders`` lists. A file anywhere else (a copy of a transcript, a file of your own)
 is scored without reading or writing either, so it never lands in, or picks up the goal
 of, the session it was copied from. History holds only scores made with the settings in
-force — the config's preset and the remembered goal — so a trend never compares scales: a
-score with another preset, or with a goal that is not kept, is a *try-out*, shown but not
-recorded. Every outcome says which goal it used and where it came from
+force — the config's preset, the remembered goal and the context window the config, host
+or file gives — so a trend never compares scales: a score with another preset, a goal that
+is not kept, or another ``--context-window``, is a *try-out*, shown but not recorded.
+Every outcome says which goal it used and where it came from
 (:class:`~driftguard.model.GoalUse`), and whether and why not it was recorded
 (:class:`~driftguard.model.Recording`).
 """
@@ -308,9 +309,11 @@ def drift(
 
     **Recording.** With ``record``, a snapshot is appended to the session's history unless
     the file is not in a session folder, the config turns history off, or the score is a
-    try-out: a ``preset`` other than the config's own, or a goal other than the one in
+    try-out: a ``preset`` other than the config's own, a goal other than the one in
     force after this call (a given goal not kept, or a blank one while one is
-    remembered). The outcome says which (:class:`~driftguard.model.Recording`).
+    remembered), or a ``context_window`` that scores with other windows than the one in
+    force without it (:func:`_window_try_out`). The outcome says which
+    (:class:`~driftguard.model.Recording`).
 
     The nominal context window, first found first: ``context_window`` (the
     ``--context-window`` flag) > the project's ``contextWindow`` > the global one > the
@@ -338,6 +341,7 @@ def drift(
     )
     config = facts.config
     window = _window(facts, context_window)
+    settings = read_compaction_settings(session.cli, project=project)
     goal_use, goal_try_out = _choose_goal(
         facts, store, goal, remembered_goal(facts, store), keep=keep_goal and record
     )
@@ -348,7 +352,7 @@ def drift(
         config=config,
         goal=goal_text,
         window=window,
-        settings=read_compaction_settings(session.cli, project=project),
+        settings=settings,
         resolved_by=resolved_by,
         features=features,
         calibration=calibration,
@@ -358,6 +362,8 @@ def drift(
     recording = _READ_ONLY
     if record:
         why_not = (None if facts.kept else NOT_IN_SESSION_FOLDER) or _try_out(config, goal_try_out)
+        if why_not is None and window[1] == "flag":
+            why_not = _window_try_out(report, _windows(session, _window(facts, None), settings))
         if why_not is None and not config.history_enabled:
             why_not = "history.enabled is false in the config"
         if why_not is None:
@@ -471,6 +477,44 @@ def _score(
     user named the window (``--context-window`` or ``contextWindow``: taken as the host's
     setting now, where an earlier compaction may be stale) or the context has grown well
     past it since. ``calibration``: as :func:`drift`'s."""
+    in_use = _windows(session, window, settings)
+    personal, use = calibration_for(session, config, calibration)
+    return score_with(
+        session,
+        weights=config.weights,
+        goal=goal,
+        warn_threshold=config.warn_threshold,
+        context_window=in_use.nominal,
+        resolved_by=resolved_by,
+        scoring=config.scoring,
+        usable=in_use.usable,
+        preset=config.preset,
+        window_source=in_use.source,
+        features=features,
+        window_rule=in_use.rule,
+        personal=personal,
+        calibration_use=use,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Windows:
+    """The windows a score is made with: the nominal one, where it came from, how the host
+    chose it (``None`` when nobody had to), and the usable one derived from it."""
+
+    nominal: int
+    source: WindowSource
+    rule: str | None
+    usable: UsableWindow
+
+
+def _windows(
+    session: Session, window: tuple[int | None, WindowSource], settings: _Settings
+) -> _Windows:
+    """The nominal ``window`` that overrides the session's own (:func:`_window`) — without
+    one, the window the host's adapter chooses with ``settings``
+    (:func:`~driftguard.engine.window.nominal_window`: the file's, or assumed) — and the
+    usable window the host's rule and ``settings`` derive from it (see :func:`_score`)."""
     given, source = window
     rule = None
     if given is None:
@@ -488,22 +532,36 @@ def _score(
         context_tokens=session.context_tokens,
         named=source in ("flag", "config"),
     )
-    personal, use = calibration_for(session, config, calibration)
-    return score_with(
-        session,
-        weights=config.weights,
-        goal=goal,
-        warn_threshold=config.warn_threshold,
-        context_window=nominal,
-        resolved_by=resolved_by,
-        scoring=config.scoring,
-        usable=usable,
-        preset=config.preset,
-        window_source=source,
-        features=features,
-        window_rule=rule,
-        personal=personal,
-        calibration_use=use,
+    return _Windows(nominal, source, rule, usable)
+
+
+_STANDING: Mapping[WindowSource, str] = {
+    "config": "the config's",
+    "host": "the host's",
+    "file": "the file's",
+    "assumed": "the assumed one",
+}
+"""How a window try-out's reason names the window in force without the flag."""
+
+
+def _window_try_out(report: DriftReport, standing: _Windows) -> str | None:
+    """Why ``report``, scored with a ``--context-window``, is a try-out (``None``: it is
+    not): its windows are not the ``standing`` ones, those in force without the flag, so
+    history would hold a score on another scale than the hooks', the status line's and
+    every later score's. A flag that names the window in force changes nothing and is
+    recorded; one that names it but moves the compaction point (a host's rule may treat
+    a named window apart from one read from the file) is still a try-out."""
+    if (report.context_window, report.usable_window) == (standing.nominal, standing.usable.tokens):
+        return None
+    flag = report.context_window
+    if flag != standing.nominal:
+        return (
+            f"a try-out with context window {flag:,} "
+            f"({_STANDING[standing.source]} is {standing.nominal:,})"
+        )
+    return (
+        f"a try-out with context window {flag:,} named (the host compacts at "
+        f"{report.usable_window:,} tokens with it, at {standing.usable.tokens:,} without)"
     )
 
 

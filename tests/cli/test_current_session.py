@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import write_project_session
 
+from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.cli import main
 from driftguard.sessions.pointers import write_pointer
 
@@ -177,3 +178,24 @@ def test_a_named_project_is_not_walked_up_from(
     assert main(["score", "--project", "."]) == 2
     first = capsys.readouterr().err.splitlines()[0]
     assert first == f"driftguard: error: no session found for {Path.cwd()}; looked in:"
+
+
+def test_no_session_found_tells_which_files_in_the_projects_folder_were_skipped_and_why(
+    project: Path,
+    isolated_home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # a session of another folder, copied into the project's own Claude Code folder
+    other = tmp_path / "elsewhere"
+    copied = write_project_session(isolated_home, other, ["a reply"], session_id=CLAUDE_ID)
+    folder = isolated_home / ".claude" / "projects" / claude_project_dir_name(str(project))
+    folder.mkdir(parents=True)
+    copied.rename(folder / copied.name)
+    monkeypatch.chdir(project)
+    assert main(["score"]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == f"driftguard: error: no session found for {project}; looked in:"
+    place = lines.index(f"  Claude Code: {folder} (*.jsonl, not agent-*.jsonl)")
+    assert lines[place + 1] == f"    1 file there was skipped: it belongs to {other} (its cwd)"

@@ -105,6 +105,74 @@ def test_a_score_with_another_preset_than_the_configs_is_a_try_out_history_does_
     assert same.recording.recorded
 
 
+def test_a_score_with_another_context_window_than_the_configs_is_a_try_out_history_does_not_keep(
+    transcript: Path, project: Path, store: HistoryStore
+) -> None:
+    (project / ".driftcli").write_text(json.dumps({"contextWindow": 64_000}), encoding="utf-8")
+    session = parse_session(transcript)
+    tried = drift(session, project=project, store=store, context_window=32_000)
+    assert tried.recording.reason == "a try-out with context window 32,000 (the config's is 64,000)"
+    assert tried.report.context_window == 32_000  # shown as asked
+    same = drift(session, project=project, store=store, context_window=64_000)
+    assert same.recording.recorded
+
+
+def test_a_context_window_other_than_the_one_the_host_reported_is_a_try_out(
+    transcript: Path, project: Path, store: HistoryStore
+) -> None:
+    from driftguard.store.livecache import write_host_window
+
+    write_host_window(SESSION_ID, 1_000_000)  # Claude Code's status line said so
+    session = parse_session(transcript)
+    tried = drift(session, project=project, store=store, context_window=200_000)
+    assert tried.recording.reason == (
+        "a try-out with context window 200,000 (the host's is 1,000,000)"
+    )
+    assert drift(session, project=project, store=store, context_window=1_000_000).recording.recorded
+
+
+def test_a_context_window_other_than_the_sessions_own_is_a_try_out_and_its_own_is_recorded(
+    transcript: Path, project: Path, store: HistoryStore
+) -> None:
+    session = parse_session(transcript)
+    tried = drift(session, project=project, store=store, context_window=60_000)
+    # claude-sonnet-4-5 may run with 1M: with nothing set, Claude Code's choice is assumed
+    assert tried.recording.reason == (
+        "a try-out with context window 60,000 (the assumed one is 200,000)"
+    )
+    facts = session_facts(session, project=project, store=store)
+    assert store.read(facts.key) == []
+    same = drift(session, project=project, store=store, context_window=200_000)
+    assert same.recording.recorded
+    assert same.report.score == drift(session, project=project, store=store).report.score
+
+
+def test_naming_the_sessions_own_window_is_a_try_out_when_it_moves_the_compaction_point(
+    transcript: Path, project: Path, store: HistoryStore
+) -> None:
+    compaction = {
+        "type": "system",
+        "subtype": "compact_boundary",
+        "content": "Conversation compacted",
+        "level": "info",
+        "compactMetadata": {"trigger": "auto", "preTokens": 100_000},
+        "uuid": "00000000-0000-4000-8000-999999999999",
+        "sessionId": SESSION_ID,
+        "timestamp": "2026-11-30T11:00:00.000Z",
+    }
+    with transcript.open("a", encoding="utf-8") as file:
+        file.write(json.dumps(compaction) + "\n")
+    session = parse_session(transcript)
+    own = drift(session, project=project, store=store)
+    assert own.report.usable_window == 100_000  # where the transcript shows it compacted
+    named = drift(session, project=project, store=store, context_window=200_000)
+    assert named.report.context_window == own.report.context_window
+    assert named.recording.reason == (
+        "a try-out with context window 200,000 named (the host compacts at 167,000 tokens "
+        "with it, at 100,000 without)"
+    )
+
+
 def test_the_same_moment_scored_twice_is_recorded_once(
     transcript: Path, project: Path, store: HistoryStore
 ) -> None:

@@ -20,9 +20,11 @@ from typing import Any
 import pytest
 import zstandard
 
+from driftguard.adapters._scan import PassedOver, ProjectPaths
 from driftguard.adapters.claude_code import project_dir_name as claude_project_dir_name
 from driftguard.adapters.claude_code import roots as claude_roots
 from driftguard.adapters.claude_code._find import _base36
+from driftguard.adapters.claude_code._find import passed_over as claude_passed_over
 from driftguard.adapters.codex_cli import root as codex_root
 from driftguard.adapters.gemini_cli import project_hash as gemini_project_hash
 from driftguard.adapters.gemini_cli import root as gemini_root
@@ -312,6 +314,59 @@ def test_claude_another_projects_newer_session_is_never_picked(isolated_home: Pa
     claude_session(root, "-home-dev-other", SID_B, T0 + 1000, cwd=OTHER)
     claude_session(root, "-home-dev-demo-two", SID_C, T0 + 2000, cwd="/home/dev/demo-two")
     assert find_session(DEMO, "claude_code") == mine
+
+
+def test_claude_files_passed_over_as_another_folders_are_counted_per_folder_as_plain_data(
+    isolated_home: Path,
+) -> None:
+    root = isolated_home / ".claude"
+    claude_session(root, "-home-dev-demo", SID_A, T0, cwd=OTHER)
+    claude_session(root, "-home-dev-demo", SID_B, T0 + 10, cwd=OTHER)
+    claude_session(root, "-home-dev-demo", SID_C, T0 + 20, cwd=DEMO / "src")  # ours: kept
+    assert claude_passed_over(ProjectPaths.of(DEMO)) == [
+        PassedOver(root / "projects" / "-home-dev-demo", 2, (str(OTHER),))
+    ]
+
+
+def test_no_claude_session_found_says_under_its_folder_how_many_files_there_were_skipped(
+    isolated_home: Path,
+) -> None:
+    root = isolated_home / ".claude"
+    claude_session(root, "-home-dev-demo", SID_A, T0, cwd=OTHER)
+    claude_session(root, "-home-dev-demo", SID_B, T0 + 10, cwd=OTHER)
+    with pytest.raises(SessionNotFoundError) as caught:
+        newest_session(DEMO, ["claude_code"])
+    folder = root / "projects" / "-home-dev-demo"
+    assert list(caught.value.details) == [
+        f"Claude Code: {folder} (*.jsonl, not agent-*.jsonl)",
+        f"  2 files there were skipped: they belong to {OTHER} (their cwd)",
+        f"Claude Code: {isolated_home / '.config' / 'claude' / 'projects' / '-home-dev-demo'}"
+        " (*.jsonl, not agent-*.jsonl)",
+    ]
+
+
+def test_the_skipped_files_note_names_at_most_two_folders_each_clipped(
+    isolated_home: Path,
+) -> None:
+    root = isolated_home / ".claude"
+    cwds = ["/home/dev/z", "/home/dev/y", "/home/dev/x", LONG_CWD]  # oldest first
+    for number, cwd in enumerate(cwds):
+        session_id = f"0b7c1d2e-0000-4000-8000-00000000010{number}"
+        claude_session(root, "-home-dev-demo", session_id, T0 + number, cwd=cwd)
+    with pytest.raises(SessionNotFoundError) as caught:
+        newest_session(DEMO, ["claude_code"])
+    note = caught.value.details[1]
+    assert note == (
+        f"  4 files there were skipped: they belong to {LONG_CWD[:99]}…, /home/dev/x and 2 "
+        "other folders (their cwds)"
+    )
+
+
+def test_a_single_skipped_file_is_told_in_the_singular(isolated_home: Path) -> None:
+    claude_session(isolated_home / ".claude", "-home-dev-demo", SID_A, T0, cwd=OTHER)
+    with pytest.raises(SessionNotFoundError) as caught:
+        newest_session(DEMO, ["claude_code"])
+    assert caught.value.details[1] == f"  1 file there was skipped: it belongs to {OTHER} (its cwd)"
 
 
 # ---------------------------------------------------------------------------- Gemini

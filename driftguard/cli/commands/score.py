@@ -24,8 +24,8 @@ DESCRIPTION = (
     "(0-100). "
     "Without PATH, the current session of the project directory is scored. "
     "Each score of a session file in a session folder is recorded in its history "
-    "(see `driftguard trend`), except try-outs with another --preset or a --goal "
-    "that is not kept."
+    "(see `driftguard trend`), except try-outs with another --preset, a --goal "
+    "that is not kept, or another --context-window."
 )
 
 
@@ -54,7 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="TOKENS",
         help=(
             "the model's context window in tokens, for a model driftguard cannot know "
-            "(default: config contextWindow, else the host's or the file's)"
+            "(default: config contextWindow, else the host's or the file's; another "
+            "window is a try-out, not recorded)"
         ),
     )
     parser.add_argument(
