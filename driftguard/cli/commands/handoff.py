@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also save the pre-filled draft as .driftguard/handoff.md in the project, with "
         "a checkpoint; the next session started there begins with it (with the hooks of "
-        "setup --hooks), else when asked to read it (a handoff.md someone completed is "
+        "setup --hooks), else when asked to read it (a handoff.md someone edited is "
         "kept as .driftguard/handoff-<UTC time>.md)",
     )
     parser.add_argument(
@@ -49,8 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--replace",
         action="store_true",
-        help="with --write: also replace a completed handoff.md that still waits for the "
-        "next session (it is kept as .driftguard/handoff-<UTC time>.md)",
+        help="with --write: also replace an edited or completed handoff.md that still waits "
+        "for the next session (it is kept as .driftguard/handoff-<UTC time>.md)",
     )
 
 
@@ -88,6 +88,7 @@ def _status(args: argparse.Namespace) -> int:
                     "saved_at": iso_utc(status.saved_at) if status.saved_at else None,
                     "saved_by": status.saved_by,
                     "placeholders": status.placeholders,
+                    "progress": status.progress.state if status.progress is not None else None,
                     "handed_over": status.waiting and status.untrusted is None,
                     "not_handed_over_because": status.untrusted,
                 },
@@ -100,12 +101,19 @@ def _status(args: argparse.Namespace) -> int:
         return EXIT_OK
     when = f" on {when_utc(status.saved_at)}" if status.saved_at else ""
     by = f" by {status.saved_by}" if status.saved_by else ""
-    draft = (
-        f"still a draft ({status.placeholders} placeholders left)"
-        if status.placeholders
-        else "completed"
+    progress = status.progress
+    print(
+        f"A handoff waits in {status.path}: saved{when}{by}; "
+        f"{progress.describe() if progress is not None else 'unreadable'}."
     )
-    print(f"A handoff waits in {status.path}: saved{when}{by}; {draft}.")
+    # what a new --write would do with it, in the words of its refusal (store module doc)
+    if progress is not None and progress.edited:
+        print(
+            "handoff --write does not replace it while it waits (--replace keeps it as "
+            ".driftguard/handoff-<UTC time>.md)."
+        )
+    elif progress is not None:
+        print("handoff --write replaces it (keeping it as handoff.prev.md).")
     if status.untrusted is not None:
         print(
             f"It will not be handed over: it is a handoff that {status.untrusted}. "
@@ -168,9 +176,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     if saved is not None:
         if saved.kept is not None:
-            print(
-                f"The handoff.md that was there had been completed: kept as {saved.kept}, not lost."
-            )
+            how = saved.kept_progress.describe() if saved.kept_progress else "edited"
+            print(f"The handoff.md that was there had been {how}: kept as {saved.kept}, not lost.")
         elif saved.previous is not None:
             print(f"The untouched draft that was there is kept as {saved.previous}.")
         print(f"Saved the handoff draft to {saved.handoff} (checkpoint: {saved.checkpoint}).")
