@@ -193,6 +193,7 @@ def create_server() -> MCPServer[ServerState]:
                     project=loaded.project,
                     store=store,
                     resolved_by=loaded.resolved.resolved_by,
+                    hooked=session_start_hooked(loaded.session.cli),
                     features=loaded.features,
                 )
             notes += call_notes(loaded, store)

@@ -1,6 +1,7 @@
 """`driftguard handoff --status` and `handoff --write` tell the same story: one definition
 of an untouched draft, an edited handoff and a completed one decides both what the status
-says and what a new `--write` may replace."""
+says and what a new `--write` may replace; and the status says the next session gets the
+handoff only when a host actually runs driftguard's hand-over hook."""
 
 from __future__ import annotations
 
@@ -43,6 +44,15 @@ def status_json(capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
     data = json.loads(out)
     assert isinstance(data, dict)
     return data
+
+
+def install_claude_hooks() -> None:
+    from driftguard.setup_scripts.claude_hooks import HOOK_EVENTS, hook_group, settings_file
+
+    settings = settings_file()
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    hooks = {spec.event: [hook_group("/opt/venv/bin/driftguard", spec)] for spec in HOOK_EVENTS}
+    settings.write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
 
 
 # --- one definition of draft, edited and completed -----------------------------------
@@ -122,3 +132,49 @@ def test_a_handoff_with_every_placeholder_replaced_is_completed_for_status_and_w
     code, _, err = run(capsys, "handoff", "--write")
     assert code == 2
     assert f"{handoff} was completed and still waits" in err
+
+
+# --- handed over only where a host runs the hook -------------------------------------
+
+
+def test_status_without_any_hook_says_no_session_gets_it_and_how_to_install_the_hooks(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "handoff", "--write")[0] == 0
+    code, out, _ = run(capsys, "handoff", "--status")
+    assert code == 0
+    assert "gets it" not in out
+    assert "driftguard's hooks are installed in no host" in out
+    assert "`driftguard setup --hooks`" in out
+    assert "“Read .driftguard/handoff.md and continue from it.”" in out
+    data = status_json(capsys)
+    assert (data["waiting"], data["handed_over"], data["hooked_hosts"]) == (True, False, [])
+    assert data["not_handed_over_because"] == "driftguard's hooks are installed in no host"
+
+
+def test_status_with_the_claude_code_hook_says_the_next_claude_session_gets_it(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_claude_hooks()
+    assert run(capsys, "handoff", "--write")[0] == 0
+    code, out, _ = run(capsys, "handoff", "--status")
+    assert code == 0
+    assert "The next Claude Code session started in this project gets it" in out
+    assert "setup --hooks" in out  # the other hosts' sessions do not, and how they would
+    data = status_json(capsys)
+    assert (data["handed_over"], data["hooked_hosts"]) == (True, ["claude_code"])
+    assert data["not_handed_over_because"] is None
+
+
+@pytest.mark.parametrize("hooks", [False, True], ids=["no hooks", "claude hooks"])
+def test_handoff_json_says_hooked_the_same_with_and_without_write(
+    hooks: bool, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if hooks:
+        install_claude_hooks()
+    code, out, _ = run(capsys, "handoff", "--json")
+    assert code == 0
+    assert json.loads(out)["hooked"] is hooks
+    code, out, _ = run(capsys, "handoff", "--write", "--json")
+    assert code == 0
+    assert json.loads(out)["hooked"] is hooks

@@ -68,10 +68,18 @@ def _write_projects(args: argparse.Namespace, target: ResolvedSession) -> list[P
     return [*above, *start_projects()]
 
 
+NO_HOOK = "driftguard's hooks are installed in no host"
+"""``handoff --status --json``'s ``not_handed_over_because`` for a handoff that may be
+handed over but that no host's hook will hand over."""
+
+
 def _status(args: argparse.Namespace) -> int:
     """``handoff --status``: the project's waiting handoff, and whether the next session
-    gets it."""
+    gets it: only a handoff it may be given (not ``untrusted``), in a host that runs
+    driftguard's hand-over hook (the hosts' settings, asked as ``--write`` asks them)."""
+    from driftguard.engine.handoff import pickup_any
     from driftguard.format import iso_utc, when_utc
+    from driftguard.setup_scripts.hooked import hooked_hosts
     from driftguard.store.handoff_files import handoff_status
 
     if args.write or args.path is not None:
@@ -79,6 +87,10 @@ def _status(args: argparse.Namespace) -> int:
     check_project(args)
     project = Path(args.project) if args.project is not None else Path.cwd()
     status = handoff_status(project)
+    hooked = hooked_hosts()
+    because = status.untrusted
+    if because is None and status.waiting and not hooked:
+        because = NO_HOOK
     if args.json:
         print(
             json.dumps(
@@ -89,8 +101,9 @@ def _status(args: argparse.Namespace) -> int:
                     "saved_by": status.saved_by,
                     "placeholders": status.placeholders,
                     "progress": status.progress.state if status.progress is not None else None,
-                    "handed_over": status.waiting and status.untrusted is None,
-                    "not_handed_over_because": status.untrusted,
+                    "handed_over": status.waiting and because is None,
+                    "not_handed_over_because": because,
+                    "hooked_hosts": list(hooked),
                 },
                 indent=2,
             )
@@ -109,8 +122,8 @@ def _status(args: argparse.Namespace) -> int:
     # what a new --write would do with it, in the words of its refusal (store module doc)
     if progress is not None and progress.edited:
         print(
-            "handoff --write does not replace it while it waits (--replace keeps it as "
-            ".driftguard/handoff-<UTC time>.md)."
+            "handoff --write does not replace it while it waits; --write --replace does, "
+            "keeping it as .driftguard/handoff-<UTC time>.md."
         )
     elif progress is not None:
         print("handoff --write replaces it (keeping it as handoff.prev.md).")
@@ -120,7 +133,7 @@ def _status(args: argparse.Namespace) -> int:
             "Read it yourself if you trust it."
         )
     else:
-        print("The next session started in this project gets it (with driftguard's hooks).")
+        print(pickup_any(hooked))
     return EXIT_OK
 
 
@@ -159,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
                 project=project,
                 store=store,
                 resolved_by=found.resolved_by,
+                hooked=session_start_hooked(session.cli),
                 found_in=found.found_in,
             )
     warn(store.notes)
