@@ -462,6 +462,38 @@ async def test_save_handoff_over_a_completed_waiting_handoff_fails_unless_told_t
     assert any("had been completed: kept as" in note for note in data["notes"])
 
 
+@pytest.mark.anyio
+async def test_save_handoff_keeps_a_waiting_draft_someone_edited_and_says_it_was_edited(
+    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "api"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    folder = isolated_home / ".claude" / "projects" / claude_project_dir_name(str(project))
+    write_claude_session(
+        folder / f"{SESSION_ID}.jsonl",
+        ["A reply about the limiter.", "Another reply about its settings."],
+        cwd=str(project),
+        session_id=SESSION_ID,
+    )
+    files = handoff_files(project)
+    async with Client(create_server()) as client:  # type: ignore[arg-type]
+        await client.call_tool("save_handoff", {})
+        edited = files.handoff.read_text(encoding="utf-8") + "- Fixed X\n"
+        files.handoff.write_text(edited, encoding="utf-8")  # placeholders are left
+        refused = await client.call_tool("save_handoff", {})
+        assert refused.is_error is True
+        text = refused.content[0].text  # type: ignore[union-attr]
+        assert "was edited (" in text
+        assert "placeholders left) and still waits" in text
+        replaced = await client.call_tool("save_handoff", {"replace": True})
+    data = replaced.structured_content
+    assert data is not None
+    [kept] = files.folder.glob("handoff-*.md")
+    assert kept.read_text(encoding="utf-8") == edited
+    assert any("had been edited (" in note for note in data["notes"])
+
+
 def test_a_claimed_handoff_is_still_given_when_its_consumed_record_cannot_be_written(
     session_file: Path, tmp_path: Path
 ) -> None:
