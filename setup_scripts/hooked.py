@@ -3,15 +3,17 @@ run the driftguard hook that hands it over (``setup --hooks`` writes it: the ses
 hook, or on Gemini CLI the prompt hook).
 
 The shells ask this before they save a handoff (``driftguard handoff --write``, the
-``save_handoff`` tool), so the prompt tells the model how the next session gets it; the
-engine is told the answer and never reads a host's settings itself. Reads only.
+``save_handoff`` tool), so the prompt tells the model how the next session gets it, and
+``driftguard handoff --status`` asks it of every host (the next session may be started in
+any of them); the engine is told the answer and never reads a host's settings itself.
+Reads only.
 """
 
 from __future__ import annotations
 
-from driftguard.model import CliName
+from driftguard.model import CLI_NAMES, CliName
 
-__all__ = ["session_start_hooked"]
+__all__ = ["hooked_hosts", "session_start_hooked"]
 
 
 def session_start_hooked(cli: CliName) -> bool:
@@ -29,3 +31,10 @@ def session_start_hooked(cli: CliName) -> bool:
     wanted = "user-prompt-submit" if cli == "gemini_cli" else "session-start"
     event = next(spec.event for spec in host.specs if spec.name == wanted)
     return event in installed_events(host, value)
+
+
+def hooked_hosts() -> tuple[CliName, ...]:
+    """The hosts that run the driftguard hook that hands a waiting handoff over
+    (:func:`session_start_hooked`), in :data:`~driftguard.model.CLI_NAMES` order; empty
+    when none does. Never raises for a missing or broken file."""
+    return tuple(cli for cli in CLI_NAMES if session_start_hooked(cli))

@@ -115,6 +115,7 @@ __all__ = [
     "checkpoint_facts",
     "handoff_target",
     "pickup",
+    "pickup_any",
     "prepare_handoff",
     "write_handoff",
 ]
@@ -614,6 +615,29 @@ def pickup(cli: CliName, where: str = "this project", *, hooked: bool = True) ->
     return (
         f"{host} does not start a session with it by itself: begin the next session with "
         f"“{READ_HANDOFF}”"
+    )
+
+
+def pickup_any(hooked: Sequence[CliName], where: str = "this project") -> str:
+    """How the next session started in ``where`` gets a waiting handoff, whichever host it
+    is started in (``driftguard handoff --status``): by itself in the hosts of ``hooked``
+    (those that run driftguard's hand-over hook), by being asked in any other; says how to
+    install the hooks when some host lacks them."""
+    named = [host_name(cli) for cli in hooked if cli in HANDED_OVER_BY_HOOK]
+    install = "`driftguard setup --hooks` installs them"
+    if not named:
+        return (
+            f"Nothing hands it to the next session: driftguard's hooks are installed in no "
+            f"host ({install}). Until then, begin the next session in {where} with "
+            f"“{READ_HANDOFF}”"
+        )
+    hosts = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
+    sentence = f"The next {hosts} session started in {where} gets it (driftguard's hooks)."
+    if len(named) == len(HANDED_OVER_BY_HOOK):
+        return sentence
+    return (
+        f"{sentence} In another host, driftguard's hooks are not installed ({install}): "
+        f"begin that session with “{READ_HANDOFF}”"
     )
 
 

@@ -193,11 +193,13 @@ def create_server() -> MCPServer[ServerState]:
                     project=loaded.project,
                     store=store,
                     resolved_by=loaded.resolved.resolved_by,
+                    hooked=session_start_hooked(loaded.session.cli),
                     features=loaded.features,
                 )
             notes += call_notes(loaded, store)
         if saved is not None and saved.kept is not None:
-            notes.append(f"the handoff.md that was there had been completed: kept as {saved.kept}")
+            how = saved.kept_progress.describe() if saved.kept_progress else "edited"
+            notes.append(f"the handoff.md that was there had been {how}: kept as {saved.kept}")
         result = handoff_result(handoff, report, saved, loaded.served, notes)
         return tool_result(with_notes(handoff.prompt, notes), result)
 
@@ -219,7 +221,7 @@ def create_server() -> MCPServer[ServerState]:
         replace: Annotated[
             bool,
             Field(
-                description="Replace a handoff.md someone completed that still waits for the "
+                description="Replace a handoff.md someone edited that still waits for the "
                 "next session (it is kept as .driftguard/handoff-<UTC time>.md). Without it, "
                 "such a handoff is not replaced and the call fails saying so."
             ),
@@ -230,7 +232,7 @@ def create_server() -> MCPServer[ServerState]:
         the project (with a checkpoint), so that the next session started there begins with
         it; then complete that file in place as the returned instructions say. A session of
         another folder than the project is not saved: its handoff comes back as text. A
-        handoff.md someone completed is never lost: it is kept as handoff-<UTC time>.md."""
+        handoff.md someone edited is never lost: it is kept as handoff-<UTC time>.md."""
         return _handoff(ctx, session, write=True, roots=roots, replace=replace)
 
     @server.tool(title="Session drift trend", annotations=READ_ONLY)

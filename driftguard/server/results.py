@@ -307,8 +307,8 @@ class HandoffResult(BaseModel):
     )
     kept: str | None = Field(
         default=None,
-        description="save_handoff: where the handoff.md that someone had completed was kept "
-        "before the new draft replaced it; else null.",
+        description="save_handoff: where the handoff.md that someone had edited or completed "
+        "was kept before the new draft replaced it; else null.",
     )
     notes: list[str] = Field(default_factory=list, description=NOTES_DESCRIPTION)
 

@@ -16,23 +16,27 @@ too, since it replaces it::
     handoff.pending   {"id", "ts"}: a handoff is waiting for the next session
     handoff.consumed  {"id", "session_id", "ts"}: which session took the last one
     handoff.prev.md   the previous handoff.md, kept when a new draft replaces a draft
-    handoff-<UTC time>.md  a handoff someone completed, kept when a new draft replaces it
+    handoff-<UTC time>.md  a handoff someone edited, kept when a new draft replaces it
 
-**A handoff someone wrote is never lost**. ``handoff.md`` is *edited* when it
-no longer matches the checkpoint's ``draft_sha256`` (the user or the model completed it;
-a checkpoint from driftguard 0.1 has no digest, and its handoff counts as edited). A new
-save replaces an unedited draft (kept as ``handoff.prev.md``, as before). An edited
-handoff that still waits for the next session (the pending marker names it) is not
-replaced: :func:`save_handoff` raises :class:`~driftguard.errors.RefusedPathError` unless
-``replace`` is given. Any other edited handoff — or one replaced with ``replace`` — is
-first kept as ``handoff-<UTC time>.md`` (a new name, never overwriting a file), and the
-result names it (:attr:`SavedHandoff.kept`).
+**One definition of draft, edited and completed** (:func:`handoff_progress`; the
+status, the save, the hook and the tools all ask it). ``handoff.md`` is a *draft* while it
+is byte for byte the draft driftguard wrote (the checkpoint's ``draft_sha256``); *edited*
+once anyone changed it while placeholders of the draft (:func:`placeholders_left`) are
+left; *completed* once it was changed and none is left. A checkpoint from driftguard 0.1
+has no digest: its handoff counts as changed. Any change counts, however small, because
+it is someone's work: losing a line the user typed is worse than keeping a file too many.
 
-**An unfinished draft says so**. When the handoff the ``SessionStart`` hook
-hands over still holds placeholders of the draft
-(:func:`placeholders_left`), the text given to the new session says
-it is an unfinished draft: the facts driftguard read, not a handoff the previous session
-completed.
+**A handoff someone wrote is never lost**. A new save replaces a draft (kept as
+``handoff.prev.md``). An edited or completed handoff that still waits for the next session
+(the pending marker names it) is not replaced: :func:`save_handoff` raises
+:class:`~driftguard.errors.RefusedPathError` unless ``replace`` is given. Any other edited
+or completed handoff — or one replaced with ``replace`` — is first kept as
+``handoff-<UTC time>.md`` (a new name, never overwriting a file), and the result names it
+(:attr:`SavedHandoff.kept`).
+
+**An unfinished handoff says so**. The text the ``SessionStart`` hook gives the new
+session says what the handoff is: a draft is the facts driftguard read, not a handoff the
+previous session wrote; an edited one was completed only in part.
 
 :func:`save_handoff` writes ``handoff.md``, then the checkpoint, then the pending marker —
 each atomically (:func:`driftguard._fileio.write_atomic`) — so the marker never points at
@@ -81,7 +85,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from driftguard import paths
 from driftguard._fileio import (
@@ -99,12 +103,15 @@ __all__ = [
     "HANDOFF_DIR",
     "PLACEHOLDERS",
     "HandoffFiles",
+    "HandoffProgress",
     "HandoffStatus",
+    "ProgressState",
     "SavedHandoff",
     "TakenHandoff",
     "check_no_symlinks",
     "handoff_context",
     "handoff_files",
+    "handoff_progress",
     "handoff_status",
     "placeholders_left",
     "save_handoff",
@@ -179,15 +186,16 @@ def check_no_symlinks(files: HandoffFiles) -> None:
 @dataclass(frozen=True, slots=True)
 class SavedHandoff:
     """What :func:`save_handoff` wrote: the new draft, its checkpoint, and — when the
-    ``handoff.md`` it replaced had been completed by someone — where that one was kept;
-    ``previous``: where the untouched draft it replaced was kept (``handoff.prev.md``),
-    else ``None``."""
+    ``handoff.md`` it replaced had been edited or completed by someone — where that one
+    was kept (``kept``) and how far it was (``kept_progress``); ``previous``: where the
+    untouched draft it replaced was kept (``handoff.prev.md``), else ``None``."""
 
     handoff: Path
     checkpoint: Path
     record: dict[str, Any]
     kept: Path | None = None
     previous: Path | None = None
+    kept_progress: HandoffProgress | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +206,8 @@ class TakenHandoff:
     """``handoff.md`` after the secret gate (not yet cut to length)."""
     checkpoint: dict[str, Any]
     path: Path
+    progress: HandoffProgress
+    """How far it was completed (:func:`handoff_progress`, of the file as read)."""
 
 
 def _iso(ts: float) -> str:
@@ -209,7 +219,7 @@ def _sha256(data: bytes) -> str:
 
 
 def _keep_completed(files: HandoffFiles, data: bytes, now: float) -> Path:
-    """Write ``data`` (a completed handoff.md) to a new ``handoff-<UTC time>.md`` next to
+    """Write ``data`` (an edited or completed handoff.md) to a new ``handoff-<UTC time>.md`` next to
     it, never over an existing file (a suffix ``-2``, ``-3`` … is added); returns it.
 
     Raises:
@@ -230,16 +240,53 @@ def _keep_completed(files: HandoffFiles, data: bytes, now: float) -> Path:
     raise OSError(f"no free name for a kept handoff in {files.folder}")
 
 
-def _edited(files: HandoffFiles) -> bytes | None:
-    """The bytes of ``handoff.md`` when someone changed it since driftguard wrote it (it
-    no longer matches the checkpoint's ``draft_sha256``), else ``None`` (no file, or the
+ProgressState = Literal["draft", "edited", "completed"]
+"""How far a ``handoff.md`` was completed (:func:`handoff_progress`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffProgress:
+    """How far a ``handoff.md`` was completed: its :data:`ProgressState` and the draft's
+    placeholders it still holds."""
+
+    state: ProgressState
+    placeholders: int
+
+    @property
+    def edited(self) -> bool:
+        """Someone changed it since driftguard wrote it: a save keeps it (module doc)."""
+        return self.state != "draft"
+
+    def describe(self) -> str:
+        """The words every output uses for it: ``an untouched draft (6 placeholders
+        left)``, ``edited (6 placeholders left)``, ``completed``."""
+        left = f"{self.placeholders} placeholder{'s' * (self.placeholders != 1)} left"
+        if self.state == "completed":
+            return "completed"
+        if self.state == "edited":
+            return f"edited ({left})"
+        return f"an untouched draft ({left})" if self.placeholders else "an untouched draft"
+
+
+def handoff_progress(data: bytes, checkpoint: Mapping[str, Any] | None) -> HandoffProgress:
+    """How far the ``handoff.md`` holding ``data`` was completed, given its checkpoint:
+    the one definition of draft, edited and completed (module doc)."""
+    left = placeholders_left(data.decode("utf-8", errors="replace"))
+    if (checkpoint or {}).get("draft_sha256") == _sha256(data):
+        return HandoffProgress("draft", left)
+    return HandoffProgress("edited" if left else "completed", left)
+
+
+def _edited(files: HandoffFiles) -> tuple[bytes, HandoffProgress] | None:
+    """The bytes of ``handoff.md`` and how far it was completed, when someone changed it
+    since driftguard wrote it (:func:`handoff_progress`), else ``None`` (no file, or the
     draft as written)."""
     try:
         data = files.handoff.read_bytes()
     except FileNotFoundError:
         return None
-    checkpoint = read_json_object(files.checkpoint) or {}
-    return None if checkpoint.get("draft_sha256") == _sha256(data) else data
+    progress = handoff_progress(data, read_json_object(files.checkpoint))
+    return (data, progress) if progress.edited else None
 
 
 def _waiting(files: HandoffFiles) -> bool:
@@ -276,18 +323,20 @@ def save_handoff(
     ``handoff.pending``,
     creating ``.driftguard/`` and its ``.gitignore`` first. A previous ``handoff.md`` is
     kept: as ``handoff.prev.md`` when it is the draft as driftguard wrote it, else (someone
-    completed it) as a new ``handoff-<UTC time>.md``, named in the result (module doc).
+    edited or completed it) as a new ``handoff-<UTC time>.md``, named in the result
+    (module doc).
     ``project`` must exist, and be one the caller was started for
     (:func:`driftguard.engine.handoff.handoff_target`).
 
     Args:
-        replace: replace a completed handoff that still waits for the next session (it
-            is kept as ``handoff-<UTC time>.md``); without it such a handoff is refused.
+        replace: replace an edited or completed handoff that still waits for the next
+            session (it is kept as ``handoff-<UTC time>.md``); without it such a handoff
+            is refused.
 
     Raises:
         RefusedPathError: ``.driftguard`` or a handoff file in it is a symlink
-            (:func:`check_no_symlinks`), or a completed handoff still waits for the next
-            session and ``replace`` was not given; nothing was written.
+            (:func:`check_no_symlinks`), or an edited or completed handoff still waits
+            for the next session and ``replace`` was not given; nothing was written.
         OSError: the project folder cannot be written.
     """
 
@@ -297,7 +346,8 @@ def save_handoff(
     edited = _edited(files)
     if edited is not None and _waiting(files) and not replace:
         raise RefusedPathError(
-            f"{files.handoff} was completed and still waits for the next session started "
+            f"{files.handoff} was {edited[1].describe()} and still waits for the next "
+            "session started "
             "in this project: not replaced. Start that session to use it, or replace it "
             "(handoff --write --replace, save_handoff with replace=true); it is then kept "
             "as handoff-<UTC time>.md"
@@ -305,7 +355,7 @@ def save_handoff(
     _ensure_folder(files)
     kept = previous = None
     if edited is not None:
-        kept = _keep_completed(files, edited, created)
+        kept = _keep_completed(files, edited[0], created)
     else:
         with contextlib.suppress(FileNotFoundError):
             write_atomic(files.previous, files.handoff.read_bytes(), mode=_FILE_MODE)
@@ -331,6 +381,7 @@ def save_handoff(
         record=record,
         kept=kept,
         previous=previous,
+        kept_progress=edited[1] if edited is not None else None,
     )
 
 
@@ -370,10 +421,10 @@ def take_handoff(project: Path, session_id: str | None) -> TakenHandoff | None:
             "(read it yourself if you trust it)"
         )
     try:
-        text = files.handoff.read_text(encoding="utf-8", errors="replace")
+        data = files.handoff.read_bytes()
     except OSError:
         return None
-    gated = gate(text)
+    gated = gate(data.decode("utf-8", errors="replace"))
     if gated.text is None or not gated.text.strip():
         return None
     try:
@@ -386,7 +437,12 @@ def take_handoff(project: Path, session_id: str | None) -> TakenHandoff | None:
             {"id": checkpoint.get("id"), "session_id": session_id, "ts": time.time()},
             mode=_FILE_MODE,
         )
-    return TakenHandoff(text=gated.text, checkpoint=checkpoint, path=files.handoff)
+    return TakenHandoff(
+        text=gated.text,
+        checkpoint=checkpoint,
+        path=files.handoff,
+        progress=handoff_progress(data, checkpoint),
+    )
 
 
 def _record_path(handoff_id: str) -> Path:
@@ -462,8 +518,10 @@ class HandoffStatus:
         path: its ``handoff.md``.
         saved_at: when it was saved, seconds since the epoch, or ``None``.
         saved_by: the session that saved it (``"<cli> <session id>"``), or ``None``.
-        placeholders: the draft's placeholders it still holds (0: completed).
+        placeholders: the draft's placeholders it still holds.
         untrusted: why it will not be handed over (module doc), or ``None``.
+        progress: how far it was completed (:func:`handoff_progress`), or ``None`` when
+            none waits or its ``handoff.md`` cannot be read.
     """
 
     waiting: bool
@@ -472,6 +530,7 @@ class HandoffStatus:
     saved_by: str | None = None
     placeholders: int = 0
     untrusted: str | None = None
+    progress: HandoffProgress | None = None
 
 
 def handoff_status(project: Path) -> HandoffStatus:
@@ -488,9 +547,9 @@ def handoff_status(project: Path) -> HandoffStatus:
     if marker is None or checkpoint is None or checkpoint.get("id") != marker.get("id"):
         return HandoffStatus(False, files.handoff)
     try:
-        text = files.handoff.read_text(encoding="utf-8", errors="replace")
+        progress: HandoffProgress | None = handoff_progress(files.handoff.read_bytes(), checkpoint)
     except OSError:
-        text = ""
+        progress = None
     created = checkpoint.get("created")
     session = checkpoint.get("session_id")
     cli = checkpoint.get("cli")
@@ -499,8 +558,9 @@ def handoff_status(project: Path) -> HandoffStatus:
         path=files.handoff,
         saved_at=float(created) if isinstance(created, int | float) else None,
         saved_by=" ".join(str(x) for x in (cli, session) if x) or None,
-        placeholders=placeholders_left(text),
+        placeholders=progress.placeholders if progress is not None else 0,
         untrusted=_untrusted(project, files, checkpoint),
+        progress=progress,
     )
 
 
@@ -527,17 +587,26 @@ def handoff_context(taken: TakenHandoff, project: Path) -> str:
         shown = taken.path
     detail = f" ({'; '.join(about)})" if about else ""
     text = taken.text.strip()
-    left = placeholders_left(text)
+    left = taken.progress.placeholders
+    placeholders = f"{left} placeholder{'s' * (left != 1)} in <angle brackets>"
     if len(text) > CONTEXT_CHARS:
         text = text[:CONTEXT_CHARS].rstrip() + f"\n\n[… cut; the whole handoff is in {shown}]"
-    if left:
-        placeholders = f"{left} placeholder{'s' * (left != 1)} in <angle brackets>"
+    if taken.progress.state == "draft":
+        holds = f": it still holds {placeholders}" if left else ""
         return (
             f"driftguard: the previous session in this project{detail} saved a handoff "
-            f"draft in {shown} but did not complete it: it still holds {placeholders}. "
+            f"draft in {shown} but did not complete it{holds}. "
             "The facts in it were read from that session's transcript and may be "
             "incomplete; nothing in it was checked or written by the previous session. "
             f"The unfinished draft:\n\n{text}\n"
+        )
+    if taken.progress.state == "edited":
+        return (
+            f"driftguard: the previous session in this project{detail} saved a handoff in "
+            f"{shown} that was completed only in part: it still holds {placeholders}. "
+            "Where it was not completed, it holds the facts driftguard read from that "
+            "session's transcript, which may be incomplete. "
+            f"The handoff as it was left:\n\n{text}\n"
         )
     return (
         f"driftguard: the previous session in this project{detail} left this handoff "
@@ -559,10 +628,10 @@ PLACEHOLDERS: tuple[str, ...] = (
     "also those the compaction summary names>",
 )
 """The placeholders of the draft, for the model to replace; a handoff that still holds one
-is unfinished (:func:`placeholders_left`)."""
+is not completed (:func:`handoff_progress`)."""
 
 
 def placeholders_left(text: str) -> int:
     """How many of the draft's :data:`PLACEHOLDERS` ``text`` still holds (each occurrence
-    counts): 0 for a completed handoff."""
+    counts); whether it is completed is :func:`handoff_progress`'s to say."""
     return sum(text.count(placeholder) for placeholder in PLACEHOLDERS)

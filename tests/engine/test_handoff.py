@@ -27,6 +27,7 @@ from driftguard.engine.handoff import (
     SUMMARY_CHARS,
     Handoff,
     build_handoff,
+    pickup_any,
 )
 from driftguard.model import ParsedMessage, Session, ToolCall
 
@@ -635,3 +636,28 @@ def test_a_saved_handoff_says_how_the_next_session_of_that_host_gets_it(
     s = dataclasses.replace(session(BASIC), cli=cli)  # type: ignore[arg-type]
     saved = build_handoff(s, score_session(s, weights=CODING), saved_to="/p/.driftguard/handoff.md")
     assert said in " ".join(saved.prompt.split())
+
+
+# --- how the next session gets a waiting handoff, whichever host starts it -------------
+
+
+def test_pickup_any_without_a_hooked_host_says_nothing_hands_it_over() -> None:
+    text = pickup_any(())
+    assert text.startswith("Nothing hands it to the next session: driftguard's hooks are ")
+    assert "`driftguard setup --hooks` installs them" in text
+    assert text.endswith("“Read .driftguard/handoff.md and continue from it.”")
+
+
+def test_pickup_any_names_the_hooked_hosts_and_what_to_do_in_the_others() -> None:
+    text = pickup_any(("claude_code", "codex_cli"))
+    assert text.startswith(
+        "The next Claude Code or Codex session started in this project gets it "
+        "(driftguard's hooks). In another host, driftguard's hooks are not installed"
+    )
+    assert "`driftguard setup --hooks`" in text
+
+
+def test_pickup_any_with_every_host_hooked_is_one_sentence() -> None:
+    text = pickup_any(("claude_code", "gemini_cli", "codex_cli", "cursor"), "/work/app")
+    assert text.startswith("The next Claude Code, Gemini CLI, Codex or Cursor session ")
+    assert text.endswith("started in /work/app gets it (driftguard's hooks).")

@@ -30,8 +30,11 @@ from driftguard.presets import load_preset
 from driftguard.server import create_server
 from driftguard.store.handoff_files import (
     CONTEXT_CHARS,
+    PLACEHOLDERS,
     handoff_context,
     handoff_files,
+    handoff_progress,
+    handoff_status,
     save_handoff,
     take_handoff,
 )
@@ -200,6 +203,82 @@ def test_the_next_session_is_given_a_completed_handoff_as_done(
     context = handoff_context(taken, project)
     assert "left this handoff for the next session" in context
     assert "did not complete it" not in context
+
+
+def test_the_next_session_is_told_an_edited_handoff_with_placeholders_left_is_done_in_part(
+    session_file: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "api"
+    _save(session_file, project)
+    handoff = handoff_files(project).handoff
+    handoff.write_text(handoff.read_text(encoding="utf-8") + "- Fixed X\n", encoding="utf-8")
+    taken = take_handoff(project, OTHER_SESSION)
+    assert taken is not None
+    assert taken.progress.state == "edited"
+    context = handoff_context(taken, project)
+    assert "saved a handoff in .driftguard/handoff.md that was completed only in part" in context
+    assert "placeholders in <angle brackets>" in context
+    assert "did not complete it" not in context  # someone did write in it
+    assert "- Fixed X" in context
+
+
+# --- one definition: an untouched draft, an edited handoff, a completed one --------------
+
+DRAFT = f"## What we accomplished\n{PLACEHOLDERS[2]}\n## Next steps\n{PLACEHOLDERS[7]}\n"
+
+
+def _checkpoint_of(text: str) -> dict[str, str]:
+    import hashlib
+
+    return {"draft_sha256": hashlib.sha256(text.encode()).hexdigest()}
+
+
+def test_the_draft_as_driftguard_wrote_it_is_an_untouched_draft() -> None:
+    progress = handoff_progress(DRAFT.encode(), _checkpoint_of(DRAFT))
+    assert (progress.state, progress.placeholders, progress.edited) == ("draft", 2, False)
+    assert progress.describe() == "an untouched draft (2 placeholders left)"
+
+
+def test_any_edit_makes_a_handoff_edited_while_a_placeholder_is_left() -> None:
+    text = DRAFT.replace(PLACEHOLDERS[2], "- Fixed X")
+    progress = handoff_progress(text.encode(), _checkpoint_of(DRAFT))
+    assert (progress.state, progress.placeholders, progress.edited) == ("edited", 1, True)
+    assert progress.describe() == "edited (1 placeholder left)"
+
+
+def test_an_edited_handoff_without_placeholders_is_completed() -> None:
+    text = "## What we accomplished\n- Fixed X\n## Next steps\n- ship it\n"
+    progress = handoff_progress(text.encode(), _checkpoint_of(DRAFT))
+    assert (progress.state, progress.placeholders, progress.edited) == ("completed", 0, True)
+    assert progress.describe() == "completed"
+
+
+def test_a_draft_nobody_edited_is_a_draft_even_without_placeholders() -> None:
+    text = "## What we accomplished\n- facts only\n"
+    progress = handoff_progress(text.encode(), _checkpoint_of(text))
+    assert (progress.state, progress.edited) == ("draft", False)
+    assert progress.describe() == "an untouched draft"
+
+
+def test_a_handoff_whose_checkpoint_has_no_digest_counts_as_edited() -> None:
+    # driftguard 0.1 wrote no digest: what it holds may be someone's work, so it is kept
+    assert handoff_progress(DRAFT.encode(), {}).state == "edited"
+    assert handoff_progress(b"- done\n", None).state == "completed"
+
+
+def test_status_and_save_agree_on_an_edited_handoff_with_placeholders_left(
+    session_file: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "api"
+    _save(session_file, project)
+    handoff = handoff_files(project).handoff
+    handoff.write_text(handoff.read_text(encoding="utf-8") + "- Fixed X\n", encoding="utf-8")
+    status = handoff_status(project)
+    assert status.progress is not None
+    assert status.progress.state == "edited"
+    assert status.placeholders == status.progress.placeholders > 0
+    with pytest.raises(RefusedPathError, match=r"was edited \(\d+ placeholders left\)"):
+        _save(session_file, project)
 
 
 def test_a_handoff_is_taken_once_and_not_by_the_session_that_saved_it(
@@ -404,6 +483,38 @@ async def test_save_handoff_over_a_completed_waiting_handoff_fails_unless_told_t
     assert data["kept"] == str(kept)
     assert kept.read_text(encoding="utf-8") == COMPLETED
     assert any("had been completed: kept as" in note for note in data["notes"])
+
+
+@pytest.mark.anyio
+async def test_save_handoff_keeps_a_waiting_draft_someone_edited_and_says_it_was_edited(
+    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "api"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    folder = isolated_home / ".claude" / "projects" / claude_project_dir_name(str(project))
+    write_claude_session(
+        folder / f"{SESSION_ID}.jsonl",
+        ["A reply about the limiter.", "Another reply about its settings."],
+        cwd=str(project),
+        session_id=SESSION_ID,
+    )
+    files = handoff_files(project)
+    async with Client(create_server()) as client:  # type: ignore[arg-type]
+        await client.call_tool("save_handoff", {})
+        edited = files.handoff.read_text(encoding="utf-8") + "- Fixed X\n"
+        files.handoff.write_text(edited, encoding="utf-8")  # placeholders are left
+        refused = await client.call_tool("save_handoff", {})
+        assert refused.is_error is True
+        text = refused.content[0].text  # type: ignore[union-attr]
+        assert "was edited (" in text
+        assert "placeholders left) and still waits" in text
+        replaced = await client.call_tool("save_handoff", {"replace": True})
+    data = replaced.structured_content
+    assert data is not None
+    [kept] = files.folder.glob("handoff-*.md")
+    assert kept.read_text(encoding="utf-8") == edited
+    assert any("had been edited (" in note for note in data["notes"])
 
 
 def test_a_claimed_handoff_is_still_given_when_its_consumed_record_cannot_be_written(

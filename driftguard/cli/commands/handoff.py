@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also save the pre-filled draft as .driftguard/handoff.md in the project, with "
         "a checkpoint; the next session started there begins with it (with the hooks of "
-        "setup --hooks), else when asked to read it (a handoff.md someone completed is "
+        "setup --hooks), else when asked to read it (a handoff.md someone edited is "
         "kept as .driftguard/handoff-<UTC time>.md)",
     )
     parser.add_argument(
@@ -49,8 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--replace",
         action="store_true",
-        help="with --write: also replace a completed handoff.md that still waits for the "
-        "next session (it is kept as .driftguard/handoff-<UTC time>.md)",
+        help="with --write: also replace an edited or completed handoff.md that still waits "
+        "for the next session (it is kept as .driftguard/handoff-<UTC time>.md)",
     )
 
 
@@ -68,10 +68,18 @@ def _write_projects(args: argparse.Namespace, target: ResolvedSession) -> list[P
     return [*above, *start_projects()]
 
 
+NO_HOOK = "driftguard's hooks are installed in no host"
+"""``handoff --status --json``'s ``not_handed_over_because`` for a handoff that may be
+handed over but that no host's hook will hand over."""
+
+
 def _status(args: argparse.Namespace) -> int:
     """``handoff --status``: the project's waiting handoff, and whether the next session
-    gets it."""
+    gets it: only a handoff it may be given (not ``untrusted``), in a host that runs
+    driftguard's hand-over hook (the hosts' settings, asked as ``--write`` asks them)."""
+    from driftguard.engine.handoff import pickup_any
     from driftguard.format import iso_utc, when_utc
+    from driftguard.setup_scripts.hooked import hooked_hosts
     from driftguard.store.handoff_files import handoff_status
 
     if args.write or args.path is not None:
@@ -79,6 +87,10 @@ def _status(args: argparse.Namespace) -> int:
     check_project(args)
     project = Path(args.project) if args.project is not None else Path.cwd()
     status = handoff_status(project)
+    hooked = hooked_hosts()
+    because = status.untrusted
+    if because is None and status.waiting and not hooked:
+        because = NO_HOOK
     if args.json:
         print(
             json.dumps(
@@ -88,8 +100,10 @@ def _status(args: argparse.Namespace) -> int:
                     "saved_at": iso_utc(status.saved_at) if status.saved_at else None,
                     "saved_by": status.saved_by,
                     "placeholders": status.placeholders,
-                    "handed_over": status.waiting and status.untrusted is None,
-                    "not_handed_over_because": status.untrusted,
+                    "progress": status.progress.state if status.progress is not None else None,
+                    "handed_over": status.waiting and because is None,
+                    "not_handed_over_because": because,
+                    "hooked_hosts": list(hooked),
                 },
                 indent=2,
             )
@@ -100,19 +114,26 @@ def _status(args: argparse.Namespace) -> int:
         return EXIT_OK
     when = f" on {when_utc(status.saved_at)}" if status.saved_at else ""
     by = f" by {status.saved_by}" if status.saved_by else ""
-    draft = (
-        f"still a draft ({status.placeholders} placeholders left)"
-        if status.placeholders
-        else "completed"
+    progress = status.progress
+    print(
+        f"A handoff waits in {status.path}: saved{when}{by}; "
+        f"{progress.describe() if progress is not None else 'unreadable'}."
     )
-    print(f"A handoff waits in {status.path}: saved{when}{by}; {draft}.")
+    # what a new --write would do with it, in the words of its refusal (store module doc)
+    if progress is not None and progress.edited:
+        print(
+            "handoff --write does not replace it while it waits; --write --replace does, "
+            "keeping it as .driftguard/handoff-<UTC time>.md."
+        )
+    elif progress is not None:
+        print("handoff --write replaces it (keeping it as handoff.prev.md).")
     if status.untrusted is not None:
         print(
             f"It will not be handed over: it is a handoff that {status.untrusted}. "
             "Read it yourself if you trust it."
         )
     else:
-        print("The next session started in this project gets it (with driftguard's hooks).")
+        print(pickup_any(hooked))
     return EXIT_OK
 
 
@@ -154,6 +175,7 @@ def run(args: argparse.Namespace) -> int:
                 project=project,
                 store=store,
                 resolved_by=found.resolved_by,
+                hooked=session_start_hooked(session.cli),
                 found_in=found.found_in,
             )
     warn(store.notes)
@@ -176,9 +198,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     if saved is not None:
         if saved.kept is not None:
-            print(
-                f"The handoff.md that was there had been completed: kept as {saved.kept}, not lost."
-            )
+            how = saved.kept_progress.describe() if saved.kept_progress else "edited"
+            print(f"The handoff.md that was there had been {how}: kept as {saved.kept}, not lost.")
         elif saved.previous is not None:
             print(f"The untouched draft that was there is kept as {saved.previous}.")
         print(f"Saved the handoff draft to {saved.handoff} (checkpoint: {saved.checkpoint}).")
