@@ -423,10 +423,10 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.mark.anyio
-async def test_get_handoff_with_write_saves_the_handoff_in_the_project(
-    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def served_project(tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project the server is started in (the working directory), with one Claude Code
+    session of two replies in its own session folder."""
     project = tmp_path / "api"
     project.mkdir()
     monkeypatch.chdir(project)
@@ -437,6 +437,14 @@ async def test_get_handoff_with_write_saves_the_handoff_in_the_project(
         cwd=str(project),
         session_id=SESSION_ID,
     )
+    return project
+
+
+@pytest.mark.anyio
+async def test_get_handoff_with_write_saves_the_handoff_in_the_project(
+    served_project: Path,
+) -> None:
+    project = served_project
     async with Client(create_server()) as client:  # type: ignore[arg-type]
         plain = await client.call_tool("get_handoff", {})
         assert plain.structured_content is not None
@@ -456,18 +464,9 @@ async def test_get_handoff_with_write_saves_the_handoff_in_the_project(
 
 @pytest.mark.anyio
 async def test_save_handoff_over_a_completed_waiting_handoff_fails_unless_told_to_replace(
-    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+    served_project: Path,
 ) -> None:
-    project = tmp_path / "api"
-    project.mkdir()
-    monkeypatch.chdir(project)
-    folder = isolated_home / ".claude" / "projects" / claude_project_dir_name(str(project))
-    write_claude_session(
-        folder / f"{SESSION_ID}.jsonl",
-        ["A reply about the limiter.", "Another reply about its settings."],
-        cwd=str(project),
-        session_id=SESSION_ID,
-    )
+    project = served_project
     files = handoff_files(project)
     async with Client(create_server()) as client:  # type: ignore[arg-type]
         await client.call_tool("save_handoff", {})
@@ -487,18 +486,9 @@ async def test_save_handoff_over_a_completed_waiting_handoff_fails_unless_told_t
 
 @pytest.mark.anyio
 async def test_save_handoff_keeps_a_waiting_draft_someone_edited_and_says_it_was_edited(
-    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+    served_project: Path,
 ) -> None:
-    project = tmp_path / "api"
-    project.mkdir()
-    monkeypatch.chdir(project)
-    folder = isolated_home / ".claude" / "projects" / claude_project_dir_name(str(project))
-    write_claude_session(
-        folder / f"{SESSION_ID}.jsonl",
-        ["A reply about the limiter.", "Another reply about its settings."],
-        cwd=str(project),
-        session_id=SESSION_ID,
-    )
+    project = served_project
     files = handoff_files(project)
     async with Client(create_server()) as client:  # type: ignore[arg-type]
         await client.call_tool("save_handoff", {})
